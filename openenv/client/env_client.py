@@ -1,0 +1,200 @@
+"""EnvClient: a typed, async WebSocket client for an environment server.
+
+Subclass it with your models and nothing else::
+
+    class GridWorldEnv(EnvClient[GridWorldAction, GridWorldObservation, GridWorldState]):
+        pass
+
+Parsing comes from the models. Use ``async with`` or ``.sync()`` for blocking code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import typing
+from typing import Any, Generic, TypeVar
+
+import websockets
+
+from openenv.core.errors import ClientError
+from openenv.core.serialization import model_from_wire, step_result_from_wire
+from openenv.core.types import Action, Observation, State, StepResult
+
+ActT = TypeVar("ActT")
+ObsT = TypeVar("ObsT")
+StateT = TypeVar("StateT")
+
+TOKEN_ENV_VAR = "OPENENV_API_TOKEN"
+
+
+def ws_url(base_url: str) -> str:
+    """``http(s)://host/prefix`` → ``ws(s)://host/prefix/ws``."""
+    url = base_url.rstrip("/")
+    if url.startswith("https://"):
+        url = "wss://" + url[len("https://") :]
+    elif url.startswith("http://"):
+        url = "ws://" + url[len("http://") :]
+    elif not url.startswith(("ws://", "wss://")):
+        url = "ws://" + url
+    return url if url.endswith("/ws") else url + "/ws"
+
+
+class EnvClient(Generic[ActT, ObsT, StateT]):
+    """One session (one environment instance) on a server, over ``/ws``.
+
+    ``base_url`` is the server's HTTP address. ``api_token`` (or ``$OPENENV_API_TOKEN``) is sent
+    as a bearer token. ``connect_timeout_s`` bounds the handshake, ``message_timeout_s`` each
+    call; a call that times out raises :class:`ClientError` with code ``TIMEOUT`` and its late
+    answer is recognised by ``request_id`` and discarded, never returned to a later call.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_token: str | None = None,
+        connect_timeout_s: float = 10.0,
+        message_timeout_s: float = 60.0,
+        headers: dict[str, str] | None = None,
+        max_message_size: int = 64 * 1024 * 1024,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._token = api_token if api_token is not None else os.environ.get(TOKEN_ENV_VAR)
+        self._connect_timeout = connect_timeout_s
+        self._message_timeout = message_timeout_s
+        self._headers = dict(headers or {})
+        self._max_size = max_message_size
+        self._ws: Any = None
+        self._ids = itertools.count(1)
+        self._lock = asyncio.Lock()
+        self._correlate = False
+
+    # -- typing hooks (override only for unusual payloads) -------------------------------
+
+    @classmethod
+    def _models(cls) -> tuple[Any, Any, Any]:
+        for klass in cls.__mro__:
+            for base in getattr(klass, "__orig_bases__", ()):
+                origin = typing.get_origin(base)
+                if isinstance(origin, type) and issubclass(origin, EnvClient):
+                    args = list(typing.get_args(base)) + [None] * 3
+                    return tuple(a if isinstance(a, type) else None for a in args[:3])
+        return None, None, None
+
+    def _step_payload(self, action: Any) -> dict[str, Any]:
+        if isinstance(action, Action):
+            return action.model_dump(mode="json", exclude_defaults=False)
+        action_cls = self._models()[0]
+        if action_cls is not None and isinstance(action, dict):
+            return model_from_wire(action, action_cls).model_dump(mode="json")
+        if isinstance(action, dict):
+            return action
+        raise TypeError(f"step() needs an Action or a dict, got {type(action).__name__}")
+
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult:
+        obs_cls = self._models()[1] or Observation
+        return step_result_from_wire(payload, obs_cls)
+
+    def _parse_state(self, payload: dict[str, Any]) -> Any:
+        state_cls = self._models()[2] or State
+        return state_cls.model_validate(payload)
+
+    # -- connection -------------------------------------------------------------------------
+
+    async def connect(self) -> EnvClient[ActT, ObsT, StateT]:
+        if self._ws is not None:
+            return self
+        headers = dict(self._headers)
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        try:
+            self._ws = await asyncio.wait_for(
+                websockets.connect(
+                    ws_url(self.base_url),
+                    additional_headers=headers or None,
+                    max_size=self._max_size,
+                    open_timeout=self._connect_timeout,
+                    ping_interval=20,
+                    ping_timeout=20,
+                ),
+                timeout=self._connect_timeout + 1,
+            )
+        except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
+            raise ClientError(
+                f"cannot connect to {ws_url(self.base_url)}: {exc}", "CONNECT"
+            ) from exc
+        features = self._ws.response.headers.get("x-openenv-features", "")
+        self._correlate = "request-id" in features.split(",")
+        return self
+
+    async def close(self) -> None:
+        ws, self._ws = self._ws, None
+        if ws is None:
+            return
+        try:
+            await ws.send(json.dumps({"type": "close"}))
+        except websockets.ConnectionClosed:
+            pass
+        await ws.close()
+
+    async def __aenter__(self) -> EnvClient[ActT, ObsT, StateT]:
+        return await self.connect()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def sync(self) -> Any:
+        """A blocking wrapper with the same methods, usable as a context manager."""
+        from openenv.client.sync import SyncEnvClient
+
+        return SyncEnvClient(self)
+
+    # -- the API ----------------------------------------------------------------------------
+
+    async def reset(self, **kwargs: Any) -> StepResult:
+        """Start an episode; ``seed``, ``episode_id`` and env options go in ``kwargs``."""
+        data = await self._call({"type": "reset", "data": kwargs}, "observation")
+        return self._parse_result(data)
+
+    async def step(self, action: Any, **kwargs: Any) -> StepResult:
+        payload = {**self._step_payload(action), **kwargs}
+        data = await self._call({"type": "step", "data": payload}, "observation")
+        return self._parse_result(data)
+
+    async def state(self) -> Any:
+        return self._parse_state(await self._call({"type": "state"}, "state"))
+
+    async def _call(self, message: dict[str, Any], expect: str) -> Any:
+        async with self._lock:
+            await self.connect()
+            request_id = f"r{next(self._ids)}" if self._correlate else None
+            if request_id is not None:
+                message = {**message, "request_id": request_id}
+            try:
+                await self._ws.send(json.dumps(message))
+                reply = await asyncio.wait_for(self._receive(request_id), self._message_timeout)
+            except TimeoutError:
+                raise ClientError(
+                    f"no answer to {message['type']!r} within {self._message_timeout}s", "TIMEOUT"
+                ) from None
+            except websockets.ConnectionClosed as exc:
+                self._ws = None
+                raise ClientError(f"connection closed by the server: {exc}", "CLOSED") from exc
+        if reply.get("type") == "error":
+            err = reply.get("data") or {}
+            raise ClientError(str(err.get("message", "unknown error")), err.get("code"))
+        if reply.get("type") != expect:
+            raise ClientError(
+                f"expected a {expect!r} message, got {reply.get('type')!r}", "PROTOCOL"
+            )
+        return reply.get("data") or {}
+
+    async def _receive(self, request_id: str | None) -> dict[str, Any]:
+        while True:
+            reply = json.loads(await self._ws.recv())
+            if request_id is None or reply.get("request_id") in (None, request_id):
+                return reply
+            # A late answer to a call that timed out: drop it.

@@ -1,0 +1,318 @@
+"""The Environment contract.
+
+Every environment served by this framework subclasses :class:`Environment`. The contract is
+written once, here, and enforced by the base class so that every environment honours it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import random
+import typing
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from openenv.core.errors import InvalidAction, ResetNeeded
+from openenv.core.types import Action, Observation, State
+from openenv.core.views import ActionChoice, View
+
+ActT = TypeVar("ActT", bound=Action)
+ObsT = TypeVar("ObsT", bound=Observation)
+StateT = TypeVar("StateT", bound=State)
+
+_RESERVED_RESET_PARAMS = ("self", "seed", "episode_id")
+
+
+class Environment(Generic[ActT, ObsT, StateT]):
+    """An episodic environment with a Gymnasium-style API.
+
+    Subclass it with concrete types, ``class MyEnv(Environment[MyAction, MyObs, MyState])``,
+    and implement ``reset``, ``step`` and ``state`` (or the ``*_async`` variants).
+
+    ``reset(seed=None, episode_id=None, **options) -> Observation``
+        Starts a new episode and returns its first observation. Before your ``reset`` runs, the
+        base class seeds ``self.rng`` (``random.Random``) and ``self.np_random``
+        (``numpy.random.Generator``) from ``seed``; draw all randomness from them and the same
+        seed gives the same episode, step for step. Without a seed a fresh one is drawn and kept
+        in ``self.seed`` so any episode can be replayed. ``episode_id`` names the episode
+        (generate one when it is ``None``). Other keyword arguments are the environment's own
+        reset options: declare them as named parameters; an option the environment does not
+        declare is refused with :class:`~openenv.core.errors.InvalidAction`, never dropped.
+
+    ``step(action) -> Observation``
+        Applies one action. The observation carries ``reward`` (for this step) and ``done``.
+        Stepping before the first ``reset`` or after an observation with ``done=True`` raises
+        :class:`~openenv.core.errors.ResetNeeded` and changes nothing: the rule is enforced
+        here, for every environment. An action the rules forbid (an illegal move) raises
+        :class:`~openenv.core.errors.InvalidAction` with the reason, and must leave the
+        environment unchanged, unless the environment documents a reset option that turns
+        illegal moves into a penalty that ends the episode.
+
+    ``state -> State``
+        A property with ``episode_id``, ``step_count`` and any environment-specific fields.
+
+    ``close()``
+        Releases resources. Calling it twice is harmless (the base class makes it so).
+
+    ``reset_async`` / ``step_async``
+        Async variants. The defaults call the sync methods. Override them for environments that
+        do I/O; servers call the async variant when it is overridden and otherwise run the sync
+        method in a worker thread.
+
+    Playground hooks (optional):
+
+    ``render() -> View | None``
+        What to draw now: a :class:`~openenv.core.views.Frame`, ``Board``, ``Text`` or ``Svg``.
+    ``legal_actions() -> list[ActionChoice]``
+        The actions allowed now, labelled, with optional keyboard keys; the playground shows one
+        button per choice. Return ``[]`` when actions are not enumerable.
+
+    ``SUPPORTS_CONCURRENT_SESSIONS``: set it to ``False`` when instances share global resources
+    so a server may host only one session.
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
+
+    rng: random.Random
+    np_random: np.random.Generator
+    seed: int | None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, guard in _GUARDS.items():
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_openenv_guarded", False):
+                setattr(cls, name, guard(method))
+
+    # -- the contract -------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> ObsT:
+        if _overrides(type(self), "reset_async"):
+            raise NotImplementedError(
+                f"{type(self).__name__} is async-only: call `await env.reset_async(...)`"
+            )
+        raise NotImplementedError(f"{type(self).__name__} must implement reset()")
+
+    def step(self, action: ActT) -> ObsT:
+        if _overrides(type(self), "step_async"):
+            raise NotImplementedError(
+                f"{type(self).__name__} is async-only: call `await env.step_async(action)`"
+            )
+        raise NotImplementedError(f"{type(self).__name__} must implement step()")
+
+    @property
+    def state(self) -> StateT:
+        raise NotImplementedError(f"{type(self).__name__} must implement the state property")
+
+    def close(self) -> None:
+        """Release resources (idempotent)."""
+
+    async def reset_async(
+        self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any
+    ) -> ObsT:
+        return self.reset(seed=seed, episode_id=episode_id, **kwargs)
+
+    async def step_async(self, action: ActT) -> ObsT:
+        return self.step(action)
+
+    # -- playground hooks -----------------------------------------------------------------
+
+    def render(self) -> View | None:
+        return None
+
+    def legal_actions(self) -> list[ActionChoice]:
+        return []
+
+    # -- helpers for servers and tools --------------------------------------------------
+
+    @property
+    def episode_over(self) -> bool:
+        """True when the last observation had ``done=True``."""
+        return getattr(self, "_openenv_phase", "new") == "done"
+
+    @property
+    def episode_started(self) -> bool:
+        return getattr(self, "_openenv_phase", "new") != "new"
+
+    @classmethod
+    def wire_types(cls) -> tuple[type[Action] | None, type[Observation] | None, type[State] | None]:
+        """The concrete (Action, Observation, State) classes given as generic arguments."""
+        for klass in cls.__mro__:
+            for base in getattr(klass, "__orig_bases__", ()):
+                if typing.get_origin(base) is Environment:
+                    args = [a if isinstance(a, type) else None for a in typing.get_args(base)]
+                    return [*args, None, None, None][:3]  # type: ignore[return-value]
+        return None, None, None
+
+    @classmethod
+    def reset_options(cls) -> dict[str, inspect.Parameter]:
+        """The environment's own reset options (named parameters besides seed/episode_id)."""
+        return _reset_options(cls)
+
+    @classmethod
+    def accepts_any_reset_option(cls) -> bool:
+        return _reset_accepts_var_kwargs(cls)
+
+
+# -- enforcement of the contract ------------------------------------------------------------
+
+
+def _overrides(cls: type, name: str) -> bool:
+    return getattr(cls, name) is not getattr(Environment, name)
+
+
+def _reset_target(cls: type) -> Any:
+    impl = cls.reset if not _overrides(cls, "reset_async") or _overrides(cls, "reset") else None
+    impl = impl or cls.reset_async
+    return inspect.unwrap(impl)
+
+
+@functools.cache
+def _reset_options(cls: type) -> dict[str, inspect.Parameter]:
+    params = inspect.signature(_reset_target(cls)).parameters
+    return {
+        name: p
+        for name, p in params.items()
+        if name not in _RESERVED_RESET_PARAMS
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+
+
+@functools.cache
+def _reset_accepts_var_kwargs(cls: type) -> bool:
+    params = inspect.signature(_reset_target(cls)).parameters.values()
+    return any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _check_reset_options(env: Environment, kwargs: dict[str, Any]) -> None:
+    cls = type(env)
+    if _reset_accepts_var_kwargs(cls):
+        return
+    unknown = sorted(set(kwargs) - set(_reset_options(cls)))
+    if unknown:
+        accepted = ", ".join(["seed", "episode_id", *_reset_options(cls)])
+        raise InvalidAction(
+            f"{cls.__name__}.reset() does not accept {', '.join(map(repr, unknown))}; "
+            f"accepted options: {accepted}"
+        )
+
+
+def _begin_reset(env: Environment, seed: int | None, kwargs: dict[str, Any]) -> None:
+    _check_reset_options(env, kwargs)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise InvalidAction(f"seed must be an integer, got {seed!r}")
+    used = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
+    env.seed = used
+    env.rng = random.Random(used)
+    env.np_random = np.random.default_rng(used)
+
+
+def _begin_step(env: Environment) -> None:
+    phase = getattr(env, "_openenv_phase", "new")
+    if phase == "new":
+        raise ResetNeeded("step() was called before reset(): call reset() to start an episode")
+    if phase == "done":
+        raise ResetNeeded("the episode is over (done=True): call reset() to start a new one")
+
+
+def _finish(env: Environment, obs: Any) -> Any:
+    env._openenv_phase = "done" if getattr(obs, "done", False) else "running"  # type: ignore[attr-defined]
+    return obs
+
+
+def _reentrant(env: Environment) -> bool:
+    return getattr(env, "_openenv_depth", 0) > 0
+
+
+def _enter(env: Environment, delta: int) -> None:
+    env._openenv_depth = getattr(env, "_openenv_depth", 0) + delta  # type: ignore[attr-defined]
+
+
+def _guard_reset(method: Any) -> Any:
+    @functools.wraps(method)
+    def reset(self: Environment, seed: int | None = None, episode_id: str | None = None, **kw: Any):
+        if _reentrant(self):
+            return method(self, seed=seed, episode_id=episode_id, **kw)
+        _begin_reset(self, seed, kw)
+        _enter(self, 1)
+        try:
+            return _finish(self, method(self, seed=seed, episode_id=episode_id, **kw))
+        finally:
+            _enter(self, -1)
+
+    reset._openenv_guarded = True  # type: ignore[attr-defined]
+    return reset
+
+
+def _guard_reset_async(method: Any) -> Any:
+    @functools.wraps(method)
+    async def reset_async(
+        self: Environment, seed: int | None = None, episode_id: str | None = None, **kw: Any
+    ):
+        if _reentrant(self):
+            return await method(self, seed=seed, episode_id=episode_id, **kw)
+        _begin_reset(self, seed, kw)
+        _enter(self, 1)
+        try:
+            return _finish(self, await method(self, seed=seed, episode_id=episode_id, **kw))
+        finally:
+            _enter(self, -1)
+
+    reset_async._openenv_guarded = True  # type: ignore[attr-defined]
+    return reset_async
+
+
+def _guard_step(method: Any) -> Any:
+    @functools.wraps(method)
+    def step(self: Environment, action: Any, *args: Any, **kwargs: Any):
+        if _reentrant(self):
+            return method(self, action, *args, **kwargs)
+        _begin_step(self)
+        _enter(self, 1)
+        try:
+            return _finish(self, method(self, action, *args, **kwargs))
+        finally:
+            _enter(self, -1)
+
+    step._openenv_guarded = True  # type: ignore[attr-defined]
+    return step
+
+
+def _guard_step_async(method: Any) -> Any:
+    @functools.wraps(method)
+    async def step_async(self: Environment, action: Any, *args: Any, **kwargs: Any):
+        if _reentrant(self):
+            return await method(self, action, *args, **kwargs)
+        _begin_step(self)
+        _enter(self, 1)
+        try:
+            return _finish(self, await method(self, action, *args, **kwargs))
+        finally:
+            _enter(self, -1)
+
+    step_async._openenv_guarded = True  # type: ignore[attr-defined]
+    return step_async
+
+
+def _guard_close(method: Any) -> Any:
+    @functools.wraps(method)
+    def close(self: Environment) -> None:
+        if getattr(self, "_openenv_closed", False):
+            return
+        self._openenv_closed = True  # type: ignore[attr-defined]
+        method(self)
+
+    close._openenv_guarded = True  # type: ignore[attr-defined]
+    return close
+
+
+_GUARDS = {
+    "reset": _guard_reset,
+    "reset_async": _guard_reset_async,
+    "step": _guard_step,
+    "step_async": _guard_step_async,
+    "close": _guard_close,
+}

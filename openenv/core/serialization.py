@@ -1,0 +1,74 @@
+"""One place that turns wire types into JSON payloads and back (server and client use it).
+
+Observation payloads match the ``openenv`` 0.10.x shape::
+
+    {"observation": {<fields>, "metadata": {...}}, "reward": r, "done": d, "metadata": {...}}
+
+``metadata`` is kept inside the observation and repeated at the top level when non-empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from openenv.core.errors import InvalidAction
+from openenv.core.types import Action, Observation, State, StepResult
+
+ObsT = TypeVar("ObsT", bound=Observation)
+ActT = TypeVar("ActT", bound=Action)
+
+
+def observation_to_wire(observation: Observation) -> dict[str, Any]:
+    """Serialize an observation as the ``data`` of an observation message (or an HTTP body)."""
+    payload: dict[str, Any] = {
+        "observation": observation.model_dump(mode="json", exclude={"reward", "done"}),
+        "reward": observation.reward,
+        "done": observation.done,
+    }
+    if observation.metadata:
+        payload["metadata"] = payload["observation"]["metadata"]
+    return payload
+
+
+def step_result_from_wire(payload: dict[str, Any], observation_cls: type[ObsT]) -> StepResult[ObsT]:
+    """Parse an observation payload back into a typed :class:`StepResult`."""
+    fields = dict(payload.get("observation") or {})
+    if "metadata" in payload and not fields.get("metadata"):
+        fields["metadata"] = payload["metadata"]
+    reward = payload.get("reward")
+    done = bool(payload.get("done", False))
+    observation = observation_cls.model_validate({**fields, "reward": reward, "done": done})
+    return StepResult[observation_cls](
+        observation=observation, reward=reward, done=done, metadata=payload.get("metadata")
+    )
+
+
+def state_to_wire(state: State) -> dict[str, Any]:
+    return state.model_dump(mode="json")
+
+
+def model_from_wire(data: Any, cls: type[ActT], *, what: str = "action") -> ActT:
+    """Validate ``data`` into ``cls``; failures raise InvalidAction, readably."""
+    if isinstance(data, cls):
+        return data
+    if isinstance(data, BaseModel):
+        data = data.model_dump()
+    if not isinstance(data, dict):
+        raise InvalidAction(f"{what} must be a JSON object, got {type(data).__name__}")
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidAction(
+            f"invalid {what} for {cls.__name__}: {describe_validation(exc)}"
+        ) from None
+
+
+def describe_validation(exc: ValidationError) -> str:
+    """A one-line summary of pydantic errors: ``field: message; other: message``."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)

@@ -1,0 +1,145 @@
+"""create_app(): an environment class (or factory) in, a FastAPI server out."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+
+from openenv.core.environment import Environment
+from openenv.core.errors import OpenEnvError
+from openenv.core.types import Action, Observation, State
+from openenv.server import http_routes
+from openenv.server.auth import configured_token
+from openenv.server.context import ServerContext
+from openenv.server.manifest import load_manifest, package_root
+from openenv.server.sessions import SessionManager
+from openenv.server.ws import WsEndpoint
+
+log = logging.getLogger("openenv.server")
+
+DEFAULT_MAX_SESSIONS = 256
+DEFAULT_SESSION_TIMEOUT_S = 600.0
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() not in ("0", "false", "no", "off")
+
+
+def _env_number(name: str, default: float | None) -> float | None:
+    value = os.environ.get(name)
+    return float(value) if value not in (None, "") else default
+
+
+def create_app(
+    env_factory: Callable[[], Environment] | type[Environment],
+    action_cls: type[Action] | None = None,
+    observation_cls: type[Observation] | None = None,
+    *,
+    state_cls: type[State] | None = None,
+    env_name: str | None = None,
+    max_concurrent_envs: int | None = None,
+    session_timeout_s: float | None = None,
+    api_token: str | None = None,
+    enable_web: bool | None = None,
+    gradio_builder: Callable[..., Any] | None = None,
+    custom_tab_name: str = "Custom",
+    title: str | None = None,
+) -> FastAPI:
+    """Serve an environment: HTTP routes, ``/ws`` sessions and the ``/web`` playground.
+
+    ``env_factory`` builds one environment per session (a class works). The wire classes
+    default to the environment's generic arguments. Settings fall back to environment
+    variables: ``MAX_CONCURRENT_ENVS``, ``SESSION_TIMEOUT_S`` (idle seconds before a session is
+    closed; ``0`` disables reaping), ``OPENENV_API_TOKEN`` and ``ENABLE_WEB_INTERFACE``.
+    ``gradio_builder(session_api, ...)`` adds an environment-specific tab to the playground.
+    """
+    env_cls = env_factory if inspect.isclass(env_factory) else _factory_class(env_factory)
+    declared = env_cls.wire_types() if env_cls is not None else (None, None, None)
+    action_cls = action_cls or declared[0]
+    observation_cls = observation_cls or declared[1]
+    state_cls = state_cls or declared[2] or State
+    if action_cls is None or observation_cls is None:
+        raise TypeError("create_app needs action_cls and observation_cls (or a typed Environment)")
+
+    manager = SessionManager(
+        env_factory,
+        max_sessions=_max_sessions(env_cls, max_concurrent_envs),
+        idle_timeout_s=session_timeout_s
+        if session_timeout_s is not None
+        else _env_number("SESSION_TIMEOUT_S", DEFAULT_SESSION_TIMEOUT_S),
+    )
+    root = package_root(env_cls) if env_cls is not None else None
+    fallback = env_name or (env_cls.__name__ if env_cls is not None else "environment")
+    manifest = load_manifest(root, fallback)
+    if env_name:
+        manifest = type(manifest)(**{**manifest.__dict__, "name": env_name})
+    ctx = ServerContext(
+        env_factory=env_factory,
+        env_cls=env_cls,
+        action_cls=action_cls,
+        observation_cls=observation_cls,
+        state_cls=state_cls,
+        manifest=manifest,
+        manager=manager,
+        token=configured_token(api_token),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await manager.shutdown()
+
+    app = FastAPI(title=title or f"{manifest.title} environment", lifespan=lifespan)
+    app.state.openenv = ctx
+    app.add_exception_handler(OpenEnvError, http_routes.openenv_error)
+    app.include_router(http_routes.router())
+    app.add_api_websocket_route("/ws", WsEndpoint(manager, action_cls, token=ctx.token))
+
+    web_on = enable_web if enable_web is not None else _env_flag("ENABLE_WEB_INTERFACE", True)
+    if web_on:
+        _mount_web(app, ctx, gradio_builder=gradio_builder, custom_tab_name=custom_tab_name)
+    return app
+
+
+def _factory_class(factory: Callable[[], Any]) -> type[Environment] | None:
+    hints = getattr(factory, "__annotations__", {}).get("return")
+    if inspect.isclass(hints) and issubclass(hints, Environment):
+        return hints
+    owner = getattr(factory, "__self__", None) or getattr(factory, "func", None)
+    return owner if inspect.isclass(owner) and issubclass(owner, Environment) else None
+
+
+def _max_sessions(env_cls: type[Environment] | None, explicit: int | None) -> int:
+    if env_cls is not None and not env_cls.SUPPORTS_CONCURRENT_SESSIONS:
+        return 1
+    if explicit is not None:
+        return explicit
+    return int(_env_number("MAX_CONCURRENT_ENVS", DEFAULT_MAX_SESSIONS) or DEFAULT_MAX_SESSIONS)
+
+
+def _mount_web(app: FastAPI, ctx: ServerContext, **options: Any) -> None:
+    # Imported lazily: openenv.server must not import Gradio at load time.
+    try:
+        from web.playground import mount_playground
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("web", "web.playground"):
+            raise
+        log.warning("the web playground is not installed; serving the API only")
+        return
+
+    mount_playground(app, ctx, path="/web", **options)
+
+    async def to_playground() -> RedirectResponse:
+        return RedirectResponse(url="web/")
+
+    app.add_api_route("/", to_playground, methods=["GET"], include_in_schema=False)

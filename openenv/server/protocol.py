@@ -1,0 +1,73 @@
+"""Parsing /ws messages and building replies. Pure functions, no I/O.
+
+Inbound: ``{"type": "reset"|"step"|"state"|"close"|"mcp", "data": {...}, "request_id"?: str}``.
+Outbound: ``{"type": "observation"|"state"|"error"|"mcp", "data": {...}}``, with the inbound
+``request_id`` echoed when one was given.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from openenv.core.errors import InvalidAction, InvalidJSON, OpenEnvError, UnknownMessageType
+
+MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp"})
+
+
+@dataclass(frozen=True)
+class Message:
+    type: str
+    data: Any
+    request_id: Any = None
+
+
+def parse_message(raw: str | bytes | None) -> Message:
+    """Parse one frame; raise InvalidJSON / UnknownMessageType with a message saying why."""
+    if raw is None or isinstance(raw, bytes):
+        raise InvalidJSON("binary frames are not supported: send JSON text frames")
+    try:
+        obj = json.loads(raw)
+    except ValueError as exc:
+        raise InvalidJSON(f"message is not valid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise InvalidJSON(f"message must be a JSON object, got {_json_kind(obj)}")
+    kind = obj.get("type")
+    if kind not in MESSAGE_TYPES:
+        known = ", ".join(sorted(MESSAGE_TYPES))
+        raise UnknownMessageType(f"unknown message type {kind!r}; expected one of: {known}")
+    data = obj.get("data")
+    if data is None:
+        data = {}
+    if kind in ("reset", "step") and not isinstance(data, dict):
+        raise InvalidAction(f"'data' of a {kind} message must be a JSON object")
+    return Message(kind, data, obj.get("request_id"))
+
+
+def request_id_of(raw: str | bytes | None) -> Any:
+    """Best-effort request_id of a frame that failed to parse, so its error is correlated."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None
+    return obj.get("request_id") if isinstance(obj, dict) else None
+
+
+def reply(kind: str, data: Any, request_id: Any = None) -> str:
+    message: dict[str, Any] = {"type": kind, "data": data}
+    if request_id is not None:
+        message["request_id"] = request_id
+    return json.dumps(message, separators=(",", ":"))
+
+
+def error_reply(error: OpenEnvError, request_id: Any = None) -> str:
+    return reply("error", error.to_wire(), request_id)
+
+
+def _json_kind(obj: Any) -> str:
+    if obj is None:
+        return "null"
+    return {list: "an array", str: "a string", bool: "a boolean"}.get(type(obj), "a number")

@@ -1,0 +1,130 @@
+"""The /ws endpoint: one session per connection, every frame answered, bad frames survived."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from openenv.core.errors import InvalidAction, OpenEnvError, SessionNotFound
+from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
+from openenv.server import protocol
+from openenv.server.auth import check_bearer
+from openenv.server.sessions import Session, SessionManager
+
+log = logging.getLogger("openenv.server")
+
+# Close codes: 1008 policy violation (auth), 1013 try again later (capacity), 1001 going away.
+CLOSE_UNAUTHORIZED = 1008
+CLOSE_CAPACITY = 1013
+CLOSE_IDLE = 1001
+
+# Tells our clients this server echoes request_id (the reference server refuses unknown keys).
+FEATURES_HEADER = b"x-openenv-features"
+
+McpHandler = Callable[[Session, Any], Awaitable[Any]]
+
+
+class WsEndpoint:
+    """Serves /ws for one app: authenticates, opens a session, answers messages until close."""
+
+    def __init__(
+        self,
+        manager: SessionManager,
+        action_cls: type,
+        *,
+        token: str | None = None,
+        mcp_handler: McpHandler | None = None,
+    ) -> None:
+        self.manager = manager
+        self.action_cls = action_cls
+        self.token = token
+        self.mcp_handler = mcp_handler
+
+    async def __call__(self, websocket: WebSocket) -> None:
+        await websocket.accept(headers=[(FEATURES_HEADER, b"request-id")])
+        try:
+            check_bearer(self.token, websocket.headers.get("authorization"))
+            session = await self.manager.open("ws")
+        except OpenEnvError as exc:
+            code = CLOSE_UNAUTHORIZED if exc.code == "UNAUTHORIZED" else CLOSE_CAPACITY
+            await _send_and_close(websocket, protocol.error_reply(exc), code, exc.code)
+            return
+        session.on_close.append(lambda reason: _close_socket(websocket, reason))
+        try:
+            await self._serve(websocket, session)
+        finally:
+            await self.manager.close(session.id, "client disconnected")
+
+    async def _serve(self, websocket: WebSocket, session: Session) -> None:
+        while True:
+            try:
+                frame = await websocket.receive()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            if frame["type"] == "websocket.disconnect":
+                return
+            raw = frame.get("text")
+            if raw is None:
+                raw = frame.get("bytes")
+            answer, keep_open = await self._answer(session, raw)
+            if answer is not None:
+                try:
+                    await websocket.send_text(answer)
+                except (WebSocketDisconnect, RuntimeError):
+                    return
+            if not keep_open:
+                await _close_socket(websocket, "closed by client")
+                return
+
+    async def _answer(self, session: Session, raw: Any) -> tuple[str | None, bool]:
+        """Return (reply frame, keep the connection open)."""
+        try:
+            message = protocol.parse_message(raw)
+        except OpenEnvError as exc:
+            return protocol.error_reply(exc, protocol.request_id_of(raw)), True
+        rid = message.request_id
+        try:
+            if message.type == "close":
+                return None, False
+            if message.type == "reset":
+                obs = await self.manager.reset(session, **message.data)
+                return protocol.reply("observation", observation_to_wire(obs), rid), True
+            if message.type == "step":
+                action = model_from_wire(message.data, self.action_cls)
+                obs = await self.manager.step(session, action)
+                return protocol.reply("observation", observation_to_wire(obs), rid), True
+            if message.type == "state":
+                state = await self.manager.state(session)
+                return protocol.reply("state", state_to_wire(state), rid), True
+            return protocol.reply("mcp", await self._mcp(session, message.data), rid), True
+        except OpenEnvError as exc:
+            return protocol.error_reply(exc, rid), True
+
+    async def _mcp(self, session: Session, data: Any) -> Any:
+        if self.mcp_handler is None:
+            raise InvalidAction("this environment has no MCP tools")
+        return await self.mcp_handler(session, data)
+
+
+async def _send_and_close(websocket: WebSocket, text: str, code: int, reason: str) -> None:
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        await websocket.send_text(text)
+        await websocket.close(code=code, reason=reason)
+
+
+async def _close_socket(websocket: WebSocket, reason: str) -> None:
+    if websocket.application_state == WebSocketState.DISCONNECTED:
+        return
+    if websocket.client_state == WebSocketState.DISCONNECTED:
+        return
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
+        if "idle" in reason:
+            await websocket.send_text(
+                protocol.error_reply(SessionNotFound(f"session closed: {reason}"))
+            )
+        await websocket.close(code=CLOSE_IDLE, reason=reason[:120])

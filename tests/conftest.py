@@ -1,0 +1,143 @@
+"""Shared fixtures: real servers in subprocesses on loopback, and a real Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with code {proc.returncode} before becoming healthy")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url + "/health", timeout=2).status_code == 200:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} did not become healthy within {timeout}s")
+
+
+@contextlib.contextmanager
+def serve(
+    app: str,
+    *,
+    env: dict[str, str] | None = None,
+    args: list[str] | None = None,
+    cwd: Path | None = None,
+    health_path: str = "",
+) -> Iterator[str]:
+    """Run ``uvicorn <app>`` in a subprocess on a free loopback port; yield its base URL."""
+    port = free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        app,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        *(args or []),
+    ]
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.Popen(cmd, env=full_env, cwd=cwd or ROOT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base + health_path, proc)
+        yield base
+    finally:
+        stop_process_group(proc)
+
+
+def stop_process_group(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def grid_server() -> Iterator[str]:
+    """A grid world server with its playground, for the tests of one module."""
+    with serve("grid_world_env.server.app:app") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian Chromium for the whole run (Playwright cannot download browsers here)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `bash tests/run.sh` (it installs Debian's chromium)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class ConsoleLog(list):
+    """Console errors and failed requests seen by a page."""
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context and page; fails the test on console errors or external requests."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    errors = ConsoleLog()
+    external: list[str] = []
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+
+    def check_request(request) -> None:
+        url = request.url
+        if not url.startswith(
+            ("http://127.0.0.1", "http://localhost", "data:", "blob:", "ws://127.0.0.1")
+        ):
+            external.append(url)
+
+    pg.on("request", check_request)
+    pg.console_errors = errors  # type: ignore[attr-defined]
+    pg.external_requests = external  # type: ignore[attr-defined]
+    yield pg
+    context.close()
