@@ -25,6 +25,7 @@ from openenv.core import (
     Svg,
     Text,
 )
+from openenv.core.rubrics.components import TOLERANCE, weighted_total
 from openenv.core.serialization import model_from_wire, observation_to_wire, step_result_from_wire
 
 
@@ -172,6 +173,7 @@ def _rollout(env, pick, seed, kwargs, steps, action_cls, obs_cls) -> list[tuple[
         obs = env.step(_as_action(raw, action_cls))
         _require(isinstance(obs, obs_cls), f"step() returned {type(obs).__name__}")
         _check_round_trip(obs, obs_cls)
+        _check_reward_components(obs)
         trace.append((json.dumps(raw, sort_keys=True, default=str), _dump(obs)))
         if obs.done:
             break
@@ -180,6 +182,16 @@ def _rollout(env, pick, seed, kwargs, steps, action_cls, obs_cls) -> list[tuple[
         f"state.step_count is {env.state.step_count} after {len(trace)} steps",
     )
     return trace
+
+
+def _check_reward_components(obs: Observation) -> None:
+    total = weighted_total(obs.metadata)
+    if total is None:
+        return
+    _require(
+        obs.reward is not None and abs(float(obs.reward) - total) <= TOLERANCE,
+        f"reward {obs.reward} != weighted total {total} of metadata['reward_components']",
+    )
 
 
 def _first_difference(a: list, b: list) -> str:

@@ -6,6 +6,8 @@ written once, here, and enforced by the base class so that every environment hon
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import functools
 import inspect
 import os
@@ -16,6 +18,9 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from openenv.core.errors import InvalidAction, ResetNeeded
+from openenv.core.rubrics import Rubric
+from openenv.core.rubrics.components import attach, components_of, reconcile
+from openenv.core.transforms import Transform
 from openenv.core.types import Action, Observation, State
 from openenv.core.views import ActionChoice, View
 
@@ -70,12 +75,20 @@ class Environment(Generic[ActT, ObsT, StateT]):
         The actions allowed now, labelled, with optional keyboard keys; the playground shows one
         button per choice. Return ``[]`` when actions are not enumerable.
 
+    Rewards (optional): set ``self.rubric`` to a :class:`~openenv.core.rubrics.Rubric` and the
+    base class scores every step with it: ``observation.reward`` becomes the rubric's score and
+    ``observation.metadata`` gets ``reward_components`` / ``reward_weights`` (the reward always
+    equals their weighted total). The rubric is reset on every ``reset``. ``self.transform``
+    (a :class:`~openenv.core.transforms.Transform`) then post-processes the observation.
+
     ``SUPPORTS_CONCURRENT_SESSIONS``: set it to ``False`` when instances share global resources
     so a server may host only one session.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
 
+    rubric: Rubric | None = None
+    transform: Transform | None = None
     rng: random.Random
     np_random: np.random.Generator
     seed: int | None
@@ -208,6 +221,8 @@ def _begin_reset(env: Environment, seed: int | None, kwargs: dict[str, Any]) -> 
     env.seed = used
     env.rng = random.Random(used)
     env.np_random = np.random.default_rng(used)
+    if env.rubric is not None:
+        env.rubric.reset()
 
 
 def _begin_step(env: Environment) -> None:
@@ -216,6 +231,55 @@ def _begin_step(env: Environment) -> None:
         raise ResetNeeded("step() was called before reset(): call reset() to start an episode")
     if phase == "done":
         raise ResetNeeded("the episode is over (done=True): call reset() to start a new one")
+
+
+def _score(env: Environment, action: Any, obs: Any) -> Any:
+    """Apply the env's rubric (sync context), then its transform."""
+    if env.rubric is not None:
+        result = env.rubric(action, obs)
+        if inspect.isawaitable(result):
+            _run_blocking(result)
+        _apply_rubric(env.rubric, obs)
+    return _apply_transform(env, obs)
+
+
+async def _score_async(env: Environment, action: Any, obs: Any) -> Any:
+    if env.rubric is not None:
+        result = env.rubric(action, obs)
+        if inspect.isawaitable(result):
+            await result
+        _apply_rubric(env.rubric, obs)
+    return _apply_transform(env, obs)
+
+
+def _apply_rubric(rubric: Rubric, obs: Any) -> None:
+    scores, weights = components_of(rubric)
+    obs.reward = rubric.last_score
+    metadata = dict(obs.metadata)
+    attach(metadata, scores, weights)
+    obs.metadata = metadata
+
+
+def _apply_transform(env: Environment, obs: Any) -> Any:
+    if env.transform is None:
+        return obs
+    obs = env.transform(obs)
+    reconcile(obs.metadata, obs.reward, f"transform:{env.transform.name}")
+    return obs
+
+
+def _run_blocking(awaitable: Any) -> Any:
+    """Run an async rubric from sync code, even where an event loop is already running."""
+
+    async def wait() -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, wait()).result()
 
 
 def _finish(env: Environment, obs: Any) -> Any:
@@ -273,7 +337,8 @@ def _guard_step(method: Any) -> Any:
         _begin_step(self)
         _enter(self, 1)
         try:
-            return _finish(self, method(self, action, *args, **kwargs))
+            obs = _score(self, action, method(self, action, *args, **kwargs))
+            return _finish(self, obs)
         finally:
             _enter(self, -1)
 
@@ -289,7 +354,8 @@ def _guard_step_async(method: Any) -> Any:
         _begin_step(self)
         _enter(self, 1)
         try:
-            return _finish(self, await method(self, action, *args, **kwargs))
+            obs = await _score_async(self, action, await method(self, action, *args, **kwargs))
+            return _finish(self, obs)
         finally:
             _enter(self, -1)
 
