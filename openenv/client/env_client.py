@@ -60,6 +60,7 @@ class EnvClient(Generic[ActT, ObsT, StateT]):
         message_timeout_s: float = 60.0,
         headers: dict[str, str] | None = None,
         max_message_size: int = 64 * 1024 * 1024,
+        provider: Any = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._token = api_token if api_token is not None else os.environ.get(TOKEN_ENV_VAR)
@@ -71,6 +72,7 @@ class EnvClient(Generic[ActT, ObsT, StateT]):
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
         self._correlate = False
+        self._provider = provider  # an openenv.runtime Provider this client stops on close
 
     # -- typing hooks (override only for unusual payloads) -------------------------------
 
@@ -132,19 +134,35 @@ class EnvClient(Generic[ActT, ObsT, StateT]):
 
     async def close(self) -> None:
         ws, self._ws = self._ws, None
-        if ws is None:
-            return
+        provider, self._provider = self._provider, None
         try:
-            await ws.send(json.dumps({"type": "close"}))
-        except websockets.ConnectionClosed:
-            pass
-        await ws.close()
+            if ws is not None:
+                try:
+                    await ws.send(json.dumps({"type": "close"}))
+                except websockets.ConnectionClosed:
+                    pass
+                await ws.close()
+        finally:
+            if provider is not None:
+                await asyncio.to_thread(provider.stop)
 
     async def __aenter__(self) -> EnvClient[ActT, ObsT, StateT]:
         return await self.connect()
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    @classmethod
+    def from_docker_image(cls, image: str, provider: Any = None, **kwargs: Any) -> Any:
+        """Run ``image`` in Docker: ``await`` the result for a connected client, or ``.sync()``.
+
+        The container is removed when the client closes. Keyword arguments: ``env_vars``,
+        ``port``, ``container_port``, ``timeout_s``, else the client's. See
+        :class:`openenv.runtime.docker_provider.DockerProvider`.
+        """
+        from openenv.runtime.bootstrap import from_docker_image
+
+        return from_docker_image(cls, image, provider, **kwargs)
 
     def sync(self) -> Any:
         """A blocking wrapper with the same methods, usable as a context manager."""

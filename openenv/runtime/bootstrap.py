@@ -1,0 +1,94 @@
+"""Turn a provider into a client that owns it: start, wait until healthy, connect.
+
+``launch_client(GridWorldEnv, provider)`` returns an (unconnected) client whose ``close()``
+stops the provider. :class:`Bootstrap` is the lazy handle ``from_docker_image`` returns: ``await``
+it for a connected async client, or call ``.sync()`` for a connected blocking one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, Generic, TypeVar
+
+from openenv.runtime.base import Provider
+
+C = TypeVar("C")
+
+DEFAULT_START_TIMEOUT_S = 120.0
+
+
+def launch_client(
+    client_cls: Callable[..., C],
+    provider: Provider,
+    *,
+    timeout_s: float = DEFAULT_START_TIMEOUT_S,
+    **client_kwargs: Any,
+) -> C:
+    """Start ``provider``, wait until healthy, return ``client_cls`` bound to it (not connected).
+
+    The client owns the provider: closing it stops the server. If anything fails before the
+    client exists, the provider is stopped here, since nobody else could stop it.
+    """
+    try:
+        base_url = provider.start()
+        provider.wait_until_healthy(timeout_s)
+        return client_cls(base_url=base_url, provider=provider, **client_kwargs)
+    except BaseException:
+        provider.stop()
+        raise
+
+
+class Bootstrap(Generic[C]):
+    """Lazy handle on a client to start: ``await handle`` or ``handle.sync()``."""
+
+    def __init__(self, make: Callable[[], C]) -> None:
+        self._make = make
+
+    def __await__(self) -> Generator[Any, None, C]:
+        return self._resolve().__await__()
+
+    async def _resolve(self) -> C:
+        client: Any = await asyncio.to_thread(self._make)
+        try:
+            await client.connect()
+        except BaseException:
+            await client.close()
+            raise
+        return client
+
+    def sync(self) -> Any:
+        """Start and connect now; return the blocking client (closing it stops the server)."""
+        blocking = self._make().sync()  # type: ignore[attr-defined]
+        try:
+            blocking.connect()
+        except BaseException:
+            blocking.close()
+            raise
+        return blocking
+
+
+def from_docker_image(
+    client_cls: Callable[..., C],
+    image: str,
+    provider: Provider | None = None,
+    *,
+    env_vars: Mapping[str, str] | None = None,
+    port: int | None = None,
+    container_port: int | None = None,
+    timeout_s: float = DEFAULT_START_TIMEOUT_S,
+    **client_kwargs: Any,
+) -> Bootstrap[C]:
+    """What ``<Name>Env.from_docker_image(image)`` does; see :class:`DockerProvider`."""
+
+    def make() -> C:
+        chosen = provider
+        if chosen is None:
+            from openenv.runtime.docker_provider import DockerProvider
+
+            chosen = DockerProvider(
+                image, env_vars=env_vars, port=port, container_port=container_port
+            )
+        return launch_client(client_cls, chosen, timeout_s=timeout_s, **client_kwargs)
+
+    return Bootstrap(make)
