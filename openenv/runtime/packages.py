@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.metadata
 import importlib.util
 import pkgutil
 from dataclasses import dataclass, field
@@ -109,13 +110,11 @@ def _package_at(module: str) -> EnvPackage | None:
 
 def list_env_packages() -> list[EnvPackage]:
     """Every importable top-level package that ships an ``openenv.yaml``, sorted by name."""
-    found: dict[str, EnvPackage] = {}
-    for info in pkgutil.iter_modules():
-        if info.ispkg and info.name.endswith("_env") and info.name not in found:
-            package = _package_at(info.name)
-            if package is not None:
-                found[info.name] = package
-    return sorted(found.values(), key=lambda p: p.name)
+    # Editable installs are found by import hooks, not path entries: ask the metadata too.
+    names = {info.name for info in pkgutil.iter_modules() if info.ispkg}
+    names |= set(importlib.metadata.packages_distributions())
+    found = [_package_at(name) for name in sorted(names) if name.endswith("_env")]
+    return sorted((p for p in found if p is not None), key=lambda p: p.name)
 
 
 def find_env_package(name: str) -> EnvPackage:

@@ -56,7 +56,8 @@ class LocalProcessProvider(Provider):
         self.log_level = log_level
         self._proc: subprocess.Popen[bytes] | None = None
         self._watch_w: int | None = None
-        self._log = tempfile.TemporaryFile(prefix="openenv-server-")
+        # Lives as long as the provider, so logs() still works after the server stopped.
+        self._log = tempfile.TemporaryFile(prefix="openenv-server-")  # noqa: SIM115
 
     def __repr__(self) -> str:
         return f"LocalProcessProvider({self.app!r}, url={self.base_url!r}, pid={self.pid})"

@@ -1,0 +1,107 @@
+"""AutoEnv and AutoAction: get an environment's typed client or Action class from its name.
+
+    env = AutoEnv.from_env("grid-world")    # starts grid_world_env locally: a GridWorldEnv
+    with env.sync() as client:              # closing it stops the server
+        client.reset()
+        client.step(AutoAction.from_env("grid_world")(action="RIGHT"))
+
+Names are matched loosely (``"echo"``, ``"echo-env"``, ``"echo_env"``) against installed env
+packages (see :mod:`openenv.runtime.packages`). A name with a ``/`` is a Hugging Face Space id
+and is handed to :mod:`openenv.hub`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from openenv.runtime.bootstrap import DEFAULT_START_TIMEOUT_S, launch_client
+from openenv.runtime.errors import EnvNotFound
+from openenv.runtime.packages import find_env_package, list_env_packages
+
+
+def _from_space(repo_id: str, base_url: str | None, **kwargs: Any) -> Any:
+    try:
+        hub = importlib.import_module("openenv.hub")
+    except ImportError:
+        hub = None
+    from_env = getattr(hub, "from_env", None)
+    if from_env is None:
+        raise EnvNotFound(
+            f"{repo_id!r} looks like a Hugging Face Space id, and Spaces are not reachable "
+            "from this installation (offline, or openenv.hub has no from_env). Install the "
+            "env package and use its name (AutoEnv.from_env('echo')), or pass base_url= of a "
+            "running server to its client class."
+        )
+    return from_env(repo_id, base_url=base_url, **kwargs)
+
+
+class AutoEnv:
+    """Factory of typed environment clients by name; not instantiable."""
+
+    def __init__(self) -> None:
+        raise TypeError("use AutoEnv.from_env(name) instead of AutoEnv()")
+
+    @staticmethod
+    def get_env_class(name: str) -> type:
+        """The client class of the installed env ``name`` (e.g. ``GridWorldEnv``)."""
+        return find_env_package(name).client_class()
+
+    @staticmethod
+    def list_environments() -> list[str]:
+        """Short names of every installed environment package."""
+        return [package.name for package in list_env_packages()]
+
+    @staticmethod
+    def from_env(
+        name: str,
+        base_url: str | None = None,
+        *,
+        provider: Any = None,
+        use_docker: bool = False,
+        docker_image: str | None = None,
+        env_vars: Mapping[str, str] | None = None,
+        wait_timeout: float = DEFAULT_START_TIMEOUT_S,
+        **client_kwargs: Any,
+    ) -> Any:
+        """A client of environment ``name``, not yet connected (it connects on first call).
+
+        With ``base_url`` it talks to that server. Without, it starts one and owns it (closing
+        the client stops it): with ``provider`` if given, else in Docker when ``use_docker``
+        (image ``docker_image`` or ``<name>-env:latest``), else as a local process.
+        ``env_vars`` go to the started server.
+        """
+        if "/" in name and "://" not in name:
+            return _from_space(name, base_url, **client_kwargs)
+        package = find_env_package(name)
+        client_cls = package.client_class()
+        if base_url is not None:
+            return client_cls(base_url=base_url, **client_kwargs)
+        if provider is None:
+            provider = _default_provider(package, use_docker, docker_image, env_vars)
+        return launch_client(client_cls, provider, timeout_s=wait_timeout, **client_kwargs)
+
+
+def _default_provider(
+    package: Any, use_docker: bool, image: str | None, env_vars: Mapping[str, str] | None
+) -> Any:
+    if use_docker:
+        from openenv.runtime.docker_provider import DockerProvider
+
+        return DockerProvider(image or package.image, env_vars=env_vars)
+    from openenv.runtime.process import LocalProcessProvider
+
+    return LocalProcessProvider(package.app, env_vars=env_vars)
+
+
+class AutoAction:
+    """Factory of Action classes by environment name; not instantiable."""
+
+    def __init__(self) -> None:
+        raise TypeError("use AutoAction.from_env(name) instead of AutoAction()")
+
+    @staticmethod
+    def from_env(name: str) -> type:
+        """The Action model of the installed env ``name`` (e.g. ``GridWorldAction``)."""
+        return find_env_package(name).action_class()
