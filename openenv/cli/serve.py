@@ -1,0 +1,55 @@
+"""Run an ASGI app the way a Space does: ``$HOST`` (default 0.0.0.0) and ``$PORT``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+DEFAULT_HOST = "0.0.0.0"
+WS_PING_INTERVAL_S = 20.0
+WS_PING_TIMEOUT_S = 20.0
+
+
+def bind_address(
+    host: str | None = None, port: int | None = None, default_port: int = 8000
+) -> tuple[str, int]:
+    """The host and port to listen on: arguments, then ``$HOST`` / ``$PORT``, then defaults."""
+    host = host or os.environ.get("HOST") or DEFAULT_HOST
+    if port is None:
+        raw = os.environ.get("PORT", "").strip()
+        try:
+            port = int(raw) if raw else default_port
+        except ValueError:
+            raise SystemExit(f"$PORT must be a number, got {raw!r}") from None
+    return host, port
+
+
+def run(
+    app: Any,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    default_port: int = 8000,
+    log_level: str = "info",
+) -> None:
+    """Serve ``app`` with uvicorn until interrupted.
+
+    WebSocket pings keep idle episodes alive behind the Hub's proxy; forwarded headers are
+    trusted so URLs built by the playground use the public scheme and host.
+    """
+    import uvicorn
+
+    host, port = bind_address(host, port, default_port)
+    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    print(f"Serving on http://{shown}:{port}  (Ctrl+C to stop)", flush=True)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        ws_ping_interval=WS_PING_INTERVAL_S,
+        ws_ping_timeout=WS_PING_TIMEOUT_S,
+        proxy_headers=True,
+        forwarded_allow_ips="*",
+        timeout_graceful_shutdown=5,
+    )

@@ -1,0 +1,160 @@
+"""The catalog: every environment in ``envs/`` in one process, with a landing page at ``/``.
+
+Each environment's own server app (API, ``/ws`` and playground) is mounted under
+``/envs/<name>/``, so ``GridWorldEnv(base_url="http://host:7860/envs/grid_world")`` works and
+``/envs/<name>/web/`` is its playground. Environments whose optional dependencies are missing
+are listed as unavailable, with the command that installs them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from openenv.hub.discovery import EnvEntry, EnvUnavailable, discover, import_app
+from web.catalog_page import render_page
+from web.catalog_thumbs import Thumbnail, first_render
+
+log = logging.getLogger("web.catalog")
+
+
+@dataclass
+class CatalogEnv:
+    """One card of the catalog: an environment and, when importable, its server app."""
+
+    entry: EnvEntry
+    app: Any = None
+    reason: str = ""
+    install: str | None = None
+    client_import: str | None = None
+    thumbnail: Thumbnail | None = field(default=None, repr=False)
+
+    @property
+    def available(self) -> bool:
+        return self.app is not None
+
+    def summary(self) -> dict[str, Any]:
+        e = self.entry
+        return {
+            "name": e.name,
+            "title": e.title,
+            "description": e.description,
+            "tags": e.tags,
+            "emoji": e.emoji,
+            "available": self.available,
+            "reason": self.reason or None,
+            "install": self.install,
+            "api": f"envs/{e.name}/" if self.available else None,
+            "playground": f"envs/{e.name}/web/" if self.available else None,
+            "client": self.client_import,
+        }
+
+
+def load_catalog(envs_dir: Path) -> list[CatalogEnv]:
+    """Import every environment's server app; note the ones whose extras are missing."""
+    items = []
+    for entry in discover(envs_dir):
+        try:
+            items.append(CatalogEnv(entry, import_app(entry), client_import=_client(entry)))
+        except EnvUnavailable as exc:
+            log.warning("%s", exc)
+            items.append(CatalogEnv(entry, reason=exc.reason, install=exc.install))
+    return items
+
+
+def _client(entry: EnvEntry) -> str | None:
+    """``from <pkg> import <Client>`` for the card's notebook snippet, if the package has one."""
+    import importlib
+    import inspect
+
+    from openenv.client import EnvClient
+
+    try:
+        module = importlib.import_module(entry.package)
+    except ModuleNotFoundError:
+        return None
+    for name, obj in vars(module).items():
+        if inspect.isclass(obj) and issubclass(obj, EnvClient) and obj is not EnvClient:
+            return f"from {entry.package} import {name}"
+    return None
+
+
+def create_catalog_app(envs_dir: Path, *, title: str = "OpenEnv Playground") -> FastAPI:
+    """A FastAPI app serving the landing page and every available environment's app."""
+    items = load_catalog(envs_dir)
+    by_name = {item.entry.name: item for item in items}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Starlette does not run the lifespan of mounted apps: run each one here.
+        async with contextlib.AsyncExitStack() as stack:
+            for item in items:
+                if item.available:
+                    await stack.enter_async_context(item.app.router.lifespan_context(item.app))
+            yield
+
+    app = FastAPI(title=title, lifespan=lifespan, docs_url="/docs")
+    app.state.catalog = items
+    lock = asyncio.Lock()
+
+    async def landing() -> HTMLResponse:
+        await _ensure_thumbnails(items, lock)
+        return HTMLResponse(render_page(title, items))
+
+    async def health() -> dict[str, str]:
+        return {"status": "healthy"}
+
+    async def envs() -> list[dict[str, Any]]:
+        return [item.summary() for item in items]
+
+    async def thumbnail(name: str) -> Response:
+        item = by_name.get(name)
+        if item is None or not item.available:
+            raise HTTPException(404, f"no available environment named {name!r}")
+        await _ensure_thumbnails([item], lock)
+        thumb = item.thumbnail
+        if thumb is None or thumb.kind != "png":
+            raise HTTPException(404, f"{name!r} has no picture preview ({thumb and thumb.kind})")
+        return Response(thumb.data, media_type="image/png", headers=_CACHE)
+
+    async def to_playground(name: str) -> RedirectResponse:
+        if name not in by_name:
+            raise HTTPException(404, f"no environment named {name!r}; see /api/envs")
+        return RedirectResponse(f"/envs/{name}/web/")
+
+    app.add_api_route("/", landing, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/health", health, methods=["GET"], tags=["health"])
+    app.add_api_route("/api/envs", envs, methods=["GET"], tags=["catalog"])
+    app.add_api_route("/thumbs/{name}.png", thumbnail, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/envs/{name}", to_playground, methods=["GET"], include_in_schema=False)
+    for item in items:
+        if item.available:
+            app.mount(f"/envs/{item.entry.name}", item.app, name=item.entry.name)
+    return app
+
+
+_CACHE = {"Cache-Control": "public, max-age=300"}
+
+
+async def _ensure_thumbnails(items: list[CatalogEnv], lock: asyncio.Lock) -> None:
+    """Compute missing thumbnails once (the first page view pays, later views are cached)."""
+    async with lock:
+        todo = [i for i in items if i.available and i.thumbnail is None]
+        results = await asyncio.gather(*(first_render(_factory(i.app)) for i in todo))
+        for item, thumb in zip(todo, results, strict=True):
+            item.thumbnail = thumb
+
+
+def _factory(app: Any) -> Any:
+    ctx = getattr(app.state, "openenv", None)
+    if ctx is None:
+        raise TypeError(f"{app!r} was not built by openenv.server.create_app")
+    return ctx.env_factory
