@@ -164,6 +164,20 @@ class EnvClient(Generic[ActT, ObsT, StateT]):
 
         return from_docker_image(cls, image, provider, **kwargs)
 
+    @classmethod
+    def from_env(
+        cls, repo_id: str, *, local: bool = False, token: str | None = None, **kwargs: Any
+    ) -> Any:
+        """Connect to the Hugging Face Space ``owner/name`` (``https://owner-name.hf.space``).
+
+        ``await`` the result for a connected client, or call ``.sync()``. ``token`` (default
+        ``$HF_TOKEN`` or the ``hf auth login`` token) is sent for private Spaces. ``local=True``
+        runs the environment from the installed package in a child process instead.
+        """
+        from openenv.hub.spaces import connect_space
+
+        return connect_space(cls, repo_id, local=local, token=token, **kwargs)
+
     def sync(self) -> Any:
         """A blocking wrapper with the same methods, usable as a context manager."""
         from openenv.client.sync import SyncEnvClient
