@@ -1,0 +1,16 @@
+"""Echo server: ``uvicorn echo_env.server.app:app``."""
+
+from echo_env.server.environment import EchoEnvironment
+from openenv.server import create_app
+
+app = create_app(EchoEnvironment)
+
+
+def main() -> None:
+    from openenv.cli.serve import run
+
+    run(app)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Echo: two tools that send a message back. The minimal example of a tool (MCP) environment.
+
+Tools:
+    ``echo_message(message)``: returns ``message``.
+    ``echo_with_length(message)``: returns ``{"message": message, "length": len(message)}``.
+
+Actions: ``CallToolAction(tool_name, arguments)`` or ``ListToolsAction()``. Observation: a
+``CallToolObservation`` (``result["data"]`` is the tool's return value) or a
+``ListToolsObservation``. Reward: 0.0 for every step. The episode never ends by itself.
+``reset`` answers with ``metadata["message"] == "Echo environment ready!"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openenv.core.mcp import CallToolAction, CallToolObservation, MCPEnvironment, tool
+
+READY_MESSAGE = "Echo environment ready!"
+
+
+class EchoEnvironment(MCPEnvironment):
+    @tool
+    def echo_message(self, message: str) -> str:
+        """Echo the provided message.
+
+        Args:
+            message: The text to send back.
+        """
+        return message
+
+    @tool
+    def echo_with_length(self, message: str) -> dict[str, Any]:
+        """Echo the message and include its length.
+
+        Args:
+            message: The text to send back with its length in characters.
+        """
+        return {"message": message, "length": len(message)}
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None) -> CallToolObservation:
+        super().reset(seed=seed, episode_id=episode_id)
+        return CallToolObservation(
+            reward=0.0, metadata={"status": "ready", "message": READY_MESSAGE}
+        )
+
+    def score_tool_call(
+        self, action: CallToolAction, observation: CallToolObservation
+    ) -> CallToolObservation:
+        observation.reward = 0.0
+        observation.metadata = {"step_count": self.state.step_count + 1}
+        return observation
