@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 import websockets
 
+from openenv.client.mcp import ToolsMixin
 from openenv.core.errors import ClientError
 from openenv.core.serialization import model_from_wire, step_result_from_wire
 from openenv.core.types import Action, Observation, State, StepResult
@@ -42,7 +43,7 @@ def ws_url(base_url: str) -> str:
     return url if url.endswith("/ws") else url + "/ws"
 
 
-class EnvClient(Generic[ActT, ObsT, StateT]):
+class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
     """One session (one environment instance) on a server, over ``/ws``.
 
     ``base_url`` is the server's HTTP address. ``api_token`` (or ``$OPENENV_API_TOKEN``) is sent

@@ -19,6 +19,7 @@ from openenv.server import http_routes
 from openenv.server.auth import configured_token
 from openenv.server.context import ServerContext
 from openenv.server.manifest import load_manifest, package_root
+from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
 from openenv.server.sessions import SessionManager
 from openenv.server.ws import WsEndpoint
 
@@ -54,6 +55,7 @@ def create_app(
     gradio_builder: Callable[..., Any] | None = None,
     custom_tab_name: str = "Custom",
     title: str | None = None,
+    mode: str | None = None,
 ) -> FastAPI:
     """Serve an environment: HTTP routes, ``/ws`` sessions and the ``/web`` playground.
 
@@ -62,6 +64,8 @@ def create_app(
     variables: ``MAX_CONCURRENT_ENVS``, ``SESSION_TIMEOUT_S`` (idle seconds before a session is
     closed; ``0`` disables reaping), ``OPENENV_API_TOKEN`` and ``ENABLE_WEB_INTERFACE``.
     ``gradio_builder(session_api, ...)`` adds an environment-specific tab to the playground.
+    Tool environments also get ``/mcp``; ``mode="production"`` (or ``OPENENV_MODE``) serves
+    tools and health only: no /reset, /step, /state, no reset/step/state on /ws, no playground.
     """
     env_cls = env_factory if inspect.isclass(env_factory) else _factory_class(env_factory)
     declared = env_cls.wire_types() if env_cls is not None else (None, None, None)
@@ -94,19 +98,30 @@ def create_app(
         token=configured_token(api_token),
     )
 
+    production = resolve_mode(mode) == "production"
+    tools = McpService(ctx, production=production) if serves_tools(ctx) else None
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with tools.running() if tools else contextlib.nullcontext():
+            yield
         await manager.shutdown()
 
     app = FastAPI(title=title or f"{manifest.title} environment", lifespan=lifespan)
     app.state.openenv = ctx
     app.add_exception_handler(OpenEnvError, http_routes.openenv_error)
-    app.include_router(http_routes.router())
-    app.add_api_websocket_route("/ws", WsEndpoint(manager, action_cls, token=ctx.token))
+    router = http_routes.router()
+    app.include_router(without_simulation(router) if production else router)
+    mcp_handler = tools.ws_handler if tools else None
+    ws = WsEndpoint(
+        manager, action_cls, token=ctx.token, mcp_handler=mcp_handler, simulation=not production
+    )
+    app.add_api_websocket_route("/ws", ws)
+    if tools:
+        tools.mount(app)
 
     web_on = enable_web if enable_web is not None else _env_flag("ENABLE_WEB_INTERFACE", True)
-    if web_on:
+    if web_on and not production:
         _mount_web(app, ctx, gradio_builder=gradio_builder, custom_tab_name=custom_tab_name)
     return app
 

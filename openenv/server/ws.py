@@ -11,6 +11,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from openenv.core.errors import InvalidAction, OpenEnvError, SessionNotFound
+from openenv.core.mcp import SimulationDisabled
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
 from openenv.server import protocol
 from openenv.server.auth import check_bearer
@@ -39,17 +40,19 @@ class WsEndpoint:
         *,
         token: str | None = None,
         mcp_handler: McpHandler | None = None,
+        simulation: bool = True,
     ) -> None:
         self.manager = manager
         self.action_cls = action_cls
         self.token = token
         self.mcp_handler = mcp_handler
+        self.simulation = simulation  # False in production mode: MCP messages only
 
     async def __call__(self, websocket: WebSocket) -> None:
         await websocket.accept(headers=[(FEATURES_HEADER, b"request-id")])
         try:
             check_bearer(self.token, websocket.headers.get("authorization"))
-            session = await self.manager.open("ws")
+            session, owned = await self._session(websocket)
         except OpenEnvError as exc:
             code = CLOSE_UNAUTHORIZED if exc.code == "UNAUTHORIZED" else CLOSE_CAPACITY
             await _send_and_close(websocket, protocol.error_reply(exc), code, exc.code)
@@ -58,7 +61,15 @@ class WsEndpoint:
         try:
             await self._serve(websocket, session)
         finally:
-            await self.manager.close(session.id, "client disconnected")
+            if owned:
+                await self.manager.close(session.id, "client disconnected")
+
+    async def _session(self, websocket: WebSocket) -> tuple[Session, bool]:
+        """A new session, or the one named by ``?session_id=`` (owned by whoever opened it)."""
+        attach = websocket.query_params.get("session_id")
+        if attach:
+            return self.manager.get(attach), False
+        return await self.manager.open("ws"), True
 
     async def _serve(self, websocket: WebSocket, session: Session) -> None:
         while True:
@@ -91,6 +102,11 @@ class WsEndpoint:
         try:
             if message.type == "close":
                 return None, False
+            if not self.simulation and message.type != "mcp":
+                raise SimulationDisabled(
+                    f"this server runs in production mode: {message.type!r} is not available; "
+                    'agents use tools ({"type": "mcp", "data": <JSON-RPC request>})'
+                )
             if message.type == "reset":
                 obs = await self.manager.reset(session, **message.data)
                 return protocol.reply("observation", observation_to_wire(obs), rid), True
