@@ -1,0 +1,333 @@
+"""Atari 2600 games through the Arcade Learning Environment (``ale-py``, ROMs included).
+
+Configuration: each setting is a reset option, and when the option is omitted it comes from an
+environment variable, then from the default. Options apply to the episode they start.
+
+==========================  ===========================  ===========================
+reset option                environment variable         default
+==========================  ===========================  ===========================
+``game_name``               ``ATARI_GAME``               ``pong``
+``obs_type``                ``ATARI_OBS_TYPE``           ``rgb`` (``grayscale``, ``ram``)
+``full_action_space``       ``ATARI_FULL_ACTION_SPACE``  ``false`` (18 actions if true)
+``mode``                    ``ATARI_MODE``               the game's default
+``difficulty``              ``ATARI_DIFFICULTY``         the game's default
+``repeat_action_probability`` ``ATARI_REPEAT_ACTION_PROB`` ``0.0`` (sticky actions)
+``frameskip``               ``ATARI_FRAMESKIP``          ``4``
+``max_episode_steps``       ``ATARI_MAX_EPISODE_STEPS``  none (episodes end at game over)
+``frame_encoding``          ``OPENENV_FRAME_ENCODING``   ``zlib`` (``png``, ``raw``, ``list``)
+==========================  ===========================  ===========================
+
+Actions: ``action_id`` indexes the action set (the game's minimal set, or all 18 buttons); the
+button names are in ``observation.action_meanings``. An ``action_id`` outside the set is refused
+and the game is unchanged. Each step holds the button for ``frameskip`` frames.
+
+Observation: ``screen`` (RGB H×W×3, grayscale H×W or the 128-byte RAM, encoded as in
+:mod:`openenv.core.frames`), ``screen_shape``, ``legal_actions``, ``action_meanings``,
+``lives``, ``episode_frame_number``, ``frame_number``.
+
+Reward: the game score gained during the step. The episode ends at game over
+(``metadata["terminated"]``) or after ``max_episode_steps`` steps (``metadata["truncated"]``).
+
+Seeding: ALE's ``random_seed`` is drawn from ``self.rng``, so ``reset(seed=s)`` replays the
+same episode even with sticky actions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from ale_py import ALEInterface, LoggerMode, roms
+
+from atari_env.models import AtariAction, AtariObservation, AtariState
+from openenv.core import ActionChoice, Environment, Frame, InvalidAction
+from openenv.core.frames import encode_frame, resolve_encoding
+
+ALEInterface.setLoggerMode(LoggerMode.Error)
+
+OBS_TYPES = ("rgb", "grayscale", "ram")
+ENV_VARS = {
+    "game_name": "ATARI_GAME",
+    "obs_type": "ATARI_OBS_TYPE",
+    "full_action_space": "ATARI_FULL_ACTION_SPACE",
+    "mode": "ATARI_MODE",
+    "difficulty": "ATARI_DIFFICULTY",
+    "repeat_action_probability": "ATARI_REPEAT_ACTION_PROB",
+    "frameskip": "ATARI_FRAMESKIP",
+    "max_episode_steps": "ATARI_MAX_EPISODE_STEPS",
+}
+# Keyboard keys (KeyboardEvent.key): arrows move, space fires, WASD move+fire, the numeric
+# keypad layout (7 9 1 3) gives diagonals and Q E Z C diagonals with fire.
+KEYS = {
+    "NOOP": "n",
+    "FIRE": " ",
+    "UP": "ArrowUp",
+    "RIGHT": "ArrowRight",
+    "LEFT": "ArrowLeft",
+    "DOWN": "ArrowDown",
+    "UPRIGHT": "9",
+    "UPLEFT": "7",
+    "DOWNRIGHT": "3",
+    "DOWNLEFT": "1",
+    "UPFIRE": "w",
+    "RIGHTFIRE": "d",
+    "LEFTFIRE": "a",
+    "DOWNFIRE": "s",
+    "UPRIGHTFIRE": "e",
+    "UPLEFTFIRE": "q",
+    "DOWNRIGHTFIRE": "c",
+    "DOWNLEFTFIRE": "z",
+}
+
+
+@dataclass(frozen=True)
+class AtariConfig:
+    """Everything that selects the emulator setup of an episode."""
+
+    game_name: str = "pong"
+    obs_type: str = "rgb"
+    full_action_space: bool = False
+    mode: int | None = None
+    difficulty: int | None = None
+    repeat_action_probability: float = 0.0
+    frameskip: int = 4
+    max_episode_steps: int | None = None
+
+
+class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
+    """One ALE emulator per session; see the module docstring for options and rules."""
+
+    def __init__(self) -> None:
+        self._ale: ALEInterface | None = None
+        self._loaded: Any = None
+        self._config: AtariConfig | None = None
+        self._actions: list[Any] = []
+        self._encoding = resolve_encoding()
+        self._state = AtariState()
+
+    def reset(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        game_name: str | None = None,
+        obs_type: str | None = None,
+        full_action_space: bool | None = None,
+        mode: int | None = None,
+        difficulty: int | None = None,
+        repeat_action_probability: float | None = None,
+        frameskip: int | None = None,
+        max_episode_steps: int | None = None,
+        frame_encoding: str | None = None,
+    ) -> AtariObservation:
+        options = {k: v for k, v in locals().items() if k in ENV_VARS}
+        config = resolve_config(options)
+        self._encoding = resolve_encoding(frame_encoding)
+        self._start(config)
+        self._state = AtariState(
+            episode_id=episode_id or str(uuid.uuid4()),
+            frame_encoding=self._encoding,
+            **dataclasses.asdict(config),
+        )
+        return self._observe(0.0)
+
+    def step(self, action: AtariAction) -> AtariObservation:
+        self._check_action(action)
+        ale, config = self._ale, self._config
+        button = self._actions[action.action_id]
+        reward = 0.0
+        for _ in range(config.frameskip):
+            reward += ale.act(button)
+            if ale.game_over():
+                break
+        self._state.step_count += 1
+        return self._observe(reward)
+
+    @property
+    def state(self) -> AtariState:
+        return self._state
+
+    def render(self) -> Frame | None:
+        return Frame(self._ale.getScreenRGB()) if self._ale is not None else None
+
+    def legal_actions(self) -> list[ActionChoice]:
+        return [
+            ActionChoice(name, {"action_id": i}, key=KEYS.get(name))
+            for i, name in enumerate(self._meanings())
+        ]
+
+    def close(self) -> None:
+        self._ale = None
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _start(self, config: AtariConfig) -> None:
+        # Loading a ROM takes ~0.2 s. Without sticky actions ALE draws no random numbers, so
+        # rewinding to the state saved right after loading replays the same episode.
+        if self._ale is None or config != self._config or config.repeat_action_probability > 0:
+            ale = load_emulator(config, self.rng.randrange(2**31))
+            full = config.full_action_space
+            self._actions = list(ale.getLegalActionSet() if full else ale.getMinimalActionSet())
+            self._ale, self._loaded = ale, ale.cloneState(include_rng=True)
+        else:
+            self._ale.restoreState(self._loaded)
+        self._ale.reset_game()
+        self._config = config
+
+    def _check_action(self, action: AtariAction) -> None:
+        config = self._config
+        for name in ("game_name", "obs_type", "full_action_space"):
+            sent, running = getattr(action, name), getattr(config, name)
+            if sent is not None and sent != running:
+                raise InvalidAction(
+                    f"{name}={sent!r} does not match this episode ({name}={running!r}); "
+                    f"pass {name} to reset() to change it, or leave it out of the action"
+                )
+        if action.action_id >= len(self._actions):
+            choices = ", ".join(f"{i}={m}" for i, m in enumerate(self._meanings()))
+            raise InvalidAction(
+                f"action_id {action.action_id} is not in {config.game_name}'s action set "
+                f"({choices})"
+            )
+
+    def _meanings(self) -> list[str]:
+        return [a.name for a in self._actions]
+
+    def _screen(self) -> np.ndarray:
+        obs_type = self._config.obs_type
+        if obs_type == "rgb":
+            return self._ale.getScreenRGB()
+        if obs_type == "grayscale":
+            return self._ale.getScreenGrayscale()
+        return self._ale.getRAM()
+
+    def _observe(self, reward: float) -> AtariObservation:
+        ale, config = self._ale, self._config
+        screen = self._screen()
+        terminated = bool(ale.game_over())
+        limit = config.max_episode_steps
+        truncated = not terminated and limit is not None and self._state.step_count >= limit
+        return AtariObservation(
+            screen=encode_frame(screen, self._encoding),
+            screen_shape=list(screen.shape),
+            legal_actions=list(range(len(self._actions))),
+            action_meanings=self._meanings(),
+            lives=ale.lives(),
+            episode_frame_number=ale.getEpisodeFrameNumber(),
+            frame_number=ale.getFrameNumber(),
+            reward=reward,
+            done=terminated or truncated,
+            metadata={"terminated": terminated, "truncated": truncated},
+        )
+
+
+def load_emulator(config: AtariConfig, random_seed: int) -> ALEInterface:
+    """A fresh emulator with ``config``'s ROM, sticky-action setting, mode and difficulty."""
+    ale = ALEInterface()
+    ale.setInt("random_seed", random_seed)
+    ale.setFloat("repeat_action_probability", config.repeat_action_probability)
+    ale.loadROM(rom_path(config.game_name))
+    if config.mode is not None:
+        _require_in(config.mode, ale.getAvailableModes(), "mode", config.game_name)
+        ale.setMode(config.mode)
+    if config.difficulty is not None:
+        _require_in(
+            config.difficulty, ale.getAvailableDifficulties(), "difficulty", config.game_name
+        )
+        ale.setDifficulty(config.difficulty)
+    return ale
+
+
+def rom_path(game_name: str) -> str:
+    """The bundled ROM of ``game_name`` (``pong``, ``space_invaders``, ``ms_pacman``, ...)."""
+    games = roms.get_all_rom_ids()
+    if game_name not in games:
+        close = [g for g in games if g.startswith(game_name[:3])] or games[:8]
+        raise InvalidAction(
+            f"unknown Atari game {game_name!r}; try one of {', '.join(close)} "
+            f"({len(games)} games: ale_py.roms.get_all_rom_ids())"
+        )
+    return str(roms.get_rom_path(game_name))
+
+
+def resolve_config(options: dict[str, Any]) -> AtariConfig:
+    """Reset options first, then ``ATARI_*`` environment variables, then the defaults."""
+    values: dict[str, Any] = {}
+    for name, var in ENV_VARS.items():
+        value = options.get(name)
+        source = f"reset option {name}"
+        if value is None and os.environ.get(var, "").strip():
+            value, source = os.environ[var].strip(), f"${var}"
+        if value is not None:
+            values[name] = _parse(name, value, source)
+    return AtariConfig(**values)
+
+
+def _parse(name: str, value: Any, source: str) -> Any:
+    try:
+        parsed = _PARSERS[name](value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidAction(f"{source}={value!r} is invalid: {exc}") from None
+    return parsed
+
+
+def _game(value: Any) -> str:
+    return str(value).strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def _obs_type(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text not in OBS_TYPES:
+        raise ValueError(f"use one of {', '.join(OBS_TYPES)}")
+    return text
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("use true or false")
+
+
+def _int_at_least(low: int):
+    def parse(value: Any) -> int:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError("use an integer")
+        number = int(value)
+        if number < low:
+            raise ValueError(f"use an integer >= {low}")
+        return number
+
+    return parse
+
+
+def _probability(value: Any) -> float:
+    number = float(value)
+    if not 0.0 <= number <= 1.0:
+        raise ValueError("use a number between 0.0 and 1.0")
+    return number
+
+
+_PARSERS = {
+    "game_name": _game,
+    "obs_type": _obs_type,
+    "full_action_space": _flag,
+    "mode": _int_at_least(0),
+    "difficulty": _int_at_least(0),
+    "repeat_action_probability": _probability,
+    "frameskip": _int_at_least(1),
+    "max_episode_steps": _int_at_least(1),
+}
+
+
+def _require_in(value: int, available: Any, what: str, game: str) -> None:
+    choices = [int(v) for v in available]
+    if value not in choices:
+        raise InvalidAction(f"{what} {value} does not exist in {game}; available: {choices}")
