@@ -1,0 +1,119 @@
+// The playground's fast path. Gradio runs this once as the stage's js_on_load with
+// `element`, `trigger`, `props` and `server` (server.act / server.autoplay call Python
+// directly, without the event queue). It wires the action buttons, keyboard shortcuts
+// (the keys environments declare, plus WASD for arrows), copy buttons and autoplay.
+const ALIASES = { w: "ArrowUp", a: "ArrowLeft", s: "ArrowDown", d: "ArrowRight" };
+const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
+const api = (window.openenvPlayground = window.openenvPlayground || {});
+let inFlight = null;
+let queued = null;
+let playing = false;
+
+const tabKey = () => element.querySelector("[data-tab]")?.dataset.tab;
+
+function show(result) {
+  if (!result || typeof result.html !== "string") return;
+  props.value = result.html;
+  api.frames = (api.frames || 0) + 1;
+}
+
+function refreshPanels() {
+  clearTimeout(api.panelTimer);
+  api.panelTimer = setTimeout(() => trigger("change"), playing ? 250 : 0);
+}
+
+async function call(name, payload) {
+  try {
+    const result = await server[name]({ tab: tabKey(), ...payload });
+    show(result);
+    return result;
+  } catch (err) {
+    showError("The server did not answer (" + (err && err.message ? err.message : err) +
+      "). Reload the page if this persists.");
+    return null;
+  }
+}
+
+function showError(text) {
+  const line = element.querySelector(".oe-msg");
+  if (!line) return;
+  line.textContent = text;
+  line.className = "oe-msg oe-msg-error";
+}
+
+// One call at a time; while one runs, only the latest key press or click waits.
+function act(index) {
+  if (inFlight) { queued = index; return inFlight; }
+  inFlight = call("act", { index }).finally(() => {
+    inFlight = null;
+    refreshPanels();
+    if (queued !== null) { const next = queued; queued = null; act(next); }
+  });
+  return inFlight;
+}
+
+element.addEventListener("click", (event) => {
+  const button = event.target.closest("button.oe-act");
+  if (!button || button.disabled) return;
+  act(Number(button.dataset.i));
+});
+
+function buttonFor(key) {
+  const buttons = [...element.querySelectorAll("button.oe-act[data-key]")];
+  const lower = key.length === 1 ? key.toLowerCase() : key;
+  return (
+    buttons.find((b) => b.dataset.key === key || b.dataset.key.toLowerCase() === lower) ||
+    (ALIASES[lower] && buttons.find((b) => b.dataset.key === ALIASES[lower]))
+  );
+}
+
+if (!api.keysInstalled) {
+  api.keysInstalled = true;
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest && event.target.closest(EDITABLE)) return;
+    const button = api.buttonFor && api.buttonFor(event.key);
+    if (!button) return;
+    event.preventDefault();
+    if (!button.disabled) button.click();
+  });
+  document.addEventListener("click", async (event) => {
+    const copy = event.target.closest && event.target.closest("button.oe-copy");
+    if (!copy) return;
+    const code = copy.parentElement.querySelector("code");
+    try {
+      await navigator.clipboard.writeText(code ? code.textContent : "");
+      copy.textContent = "Copied";
+    } catch (err) {
+      copy.textContent = "Select and copy";
+    }
+    setTimeout(() => (copy.textContent = "Copy"), 1500);
+  });
+}
+api.buttonFor = buttonFor;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Autoplay: random legal actions, `steps` of them (0 = until done), at `fps` steps a second.
+api.play = async (steps, fps) => {
+  if (playing) return;
+  playing = true;
+  document.body.classList.add("oe-playing");
+  const interval = 1000 / Math.max(1, Number(fps) || 10);
+  const limit = Math.max(0, Math.floor(Number(steps) || 0));
+  try {
+    for (let n = 0; playing && (limit === 0 || n < limit); n++) {
+      const started = performance.now();
+      const result = await call("autoplay", {});
+      if (!result || !result.ok || result.done) break;
+      const wait = interval - (performance.now() - started);
+      if (wait > 1) await sleep(wait);
+    }
+  } finally {
+    playing = false;
+    document.body.classList.remove("oe-playing");
+    refreshPanels();
+  }
+};
+api.stop = () => { playing = false; };
+api.isPlaying = () => playing;

@@ -1,0 +1,9 @@
+"""The Gradio playground mounted at ``/web`` on every environment server.
+
+``web.playground.mount_playground`` builds the page; the other modules each do one job:
+``render`` (views as HTML), ``raster`` (views as PNG, for GIFs and thumbnails), ``forms``
+(action forms from JSON schemas), ``chart`` (the reward chart as SVG), ``snippet`` (the
+"same call in Python" code), ``export`` (JSONL and GIF), ``tabs`` (one session per browser tab),
+``stage`` (the board, its buttons and the episode panel) and ``extension`` (the API handed to an
+environment's own ``gradio_builder`` tab).
+"""

@@ -1,0 +1,207 @@
+"""What the playground does with a visitor's session, without any Gradio: open, reset, step,
+draw, close. Every failure becomes a message on the tab and leaves the episode as it was.
+"""
+
+from __future__ import annotations
+
+import hmac
+import random
+from typing import Any
+
+from openenv.core.errors import (
+    CapacityReached,
+    InvalidAction,
+    OpenEnvError,
+    ResetNeeded,
+    SessionNotFound,
+)
+from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
+from openenv.core.views import ActionChoice, Frame
+from openenv.server.context import ServerContext
+from web.render import frame_html, view_html
+from web.tabs import TabRegistry, WebTab
+
+SESSION_KIND = "web"
+
+
+class Controller:
+    """Drives the sessions of the playground's tabs through the server's session manager."""
+
+    def __init__(self, ctx: ServerContext) -> None:
+        self.ctx = ctx
+        self.tabs = TabRegistry()
+
+    @property
+    def manager(self):
+        return self.ctx.manager
+
+    # -- tabs and sessions -----------------------------------------------------------------
+
+    def new_tab(self, session_hash: str | None) -> WebTab:
+        tab = self.tabs.create(session_hash, authorized=self.ctx.token is None)
+        if not tab.authorized:
+            tab.say("This server is protected: enter its API token to start.", "info")
+        return tab
+
+    def unlock(self, tab: WebTab, token: str | None) -> bool:
+        """Authorize the tab when ``token`` matches the server's (constant-time comparison)."""
+        expected = self.ctx.token
+        given = (token or "").strip()
+        if expected is None or hmac.compare_digest(given.encode(), expected.encode()):
+            tab.authorized = True
+            return True
+        tab.say("That token is not this server's API token (OPENENV_API_TOKEN).", "error")
+        return False
+
+    async def close(self, tab: WebTab) -> None:
+        """The tab went away: free its session."""
+        self.tabs.remove(tab)
+        session, tab.session = tab.session, None
+        if session is not None:
+            await self.manager.close(session.id, "browser tab closed")
+
+    async def _ensure_session(self, tab: WebTab) -> bool:
+        if tab.session is not None and not tab.session.closed:
+            return True
+        try:
+            session = await self.manager.open(SESSION_KIND)
+        except CapacityReached as exc:
+            tab.say(f"The server is full: {exc.message}. Press Reset to try again.", "error")
+            return False
+        except OpenEnvError as exc:
+            tab.say(f"Could not start the environment: {exc.message}", "error")
+            return False
+        session.on_close.append(lambda reason, tab=tab: self._ended(tab, reason))
+        tab.session, tab.ended = session, None
+        return True
+
+    def _ended(self, tab: WebTab, reason: str) -> None:
+        tab.session = None
+        if reason != "browser tab closed":
+            tab.ended = reason
+
+    # -- episode ---------------------------------------------------------------------------
+
+    async def reset(self, tab: WebTab, options: dict[str, Any]) -> bool:
+        if not tab.authorized:
+            return False
+        async with tab.lock:
+            if not await self._ensure_session(tab):
+                return False
+            try:
+                obs = await self.manager.reset(tab.session, **options)
+            except OpenEnvError as exc:
+                self._refused(tab, exc, "Reset")
+                return False
+            tab.episode = type(tab.episode)(reset_kwargs=dict(options))
+            tab.last_action = None
+            await self._observe(tab, obs)
+            tab.say("New episode started." if not tab.done else "The episode ended on reset.")
+            return True
+
+    async def step(self, tab: WebTab, action: dict[str, Any]) -> bool:
+        """Validate and apply one action; on any refusal the episode stays as it was."""
+        if not tab.authorized:
+            return False
+        async with tab.lock:
+            if tab.session is None:
+                tab.say(self._no_session_message(tab), "error")
+                return False
+            try:
+                typed = model_from_wire(action, self.ctx.action_cls)
+                obs = await self.manager.step(tab.session, typed)
+            except OpenEnvError as exc:
+                self._refused(tab, exc, "Step")
+                return False
+            payload = typed.model_dump(mode="json")
+            tab.last_action = payload
+            await self._observe(tab, obs, action=payload)
+            tab.say("The episode is over: press Reset to play again." if tab.done else "")
+            return True
+
+    async def act(self, tab: WebTab, index: Any) -> bool:
+        """Press the ``index``-th legal-action button."""
+        choice = self._choice(tab, index)
+        if choice is None:
+            return False
+        return await self.step(tab, _action_dict(choice))
+
+    async def random_step(self, tab: WebTab) -> bool:
+        """One autoplay step: a random legal action."""
+        if not tab.legal:
+            tab.say("Autoplay needs legal actions, and this environment lists none.", "error")
+            return False
+        return await self.step(tab, _action_dict(random.choice(tab.legal)))
+
+    def _choice(self, tab: WebTab, index: Any) -> ActionChoice | None:
+        if isinstance(index, int) and 0 <= index < len(tab.legal):
+            return tab.legal[index]
+        tab.say("That action is no longer available; pick one of the buttons shown.", "error")
+        return None
+
+    async def state(self, tab: WebTab) -> dict[str, Any] | None:
+        if tab.session is None:
+            return None
+        try:
+            return state_to_wire(await self.manager.state(tab.session))
+        except OpenEnvError:
+            return None
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    async def _observe(self, tab: WebTab, obs: Any, action: dict[str, Any] | None = None) -> None:
+        payload = observation_to_wire(obs)
+        tab.last_response = {"type": "observation", "data": payload}
+        tab.observation, tab.done = payload["observation"], bool(payload["done"])
+        if action is not None:
+            tab.episode.steps.append(
+                {**{"action": action}, **{k: payload[k] for k in ("observation", "reward", "done")}}
+            )
+        await self._draw(tab)
+
+    async def _draw(self, tab: WebTab, record: bool = True) -> None:
+        try:
+            view, legal = await self.manager.call(tab.session, _render_and_legal)
+        except OpenEnvError as exc:
+            tab.say(f"The environment failed to draw itself: {exc.message}", "error")
+            view, legal = None, []
+        tab.view, tab.legal = view, list(legal or [])
+        if isinstance(view, Frame):
+            png = view.to_png()
+            tab.view_html = frame_html(view, png)
+        else:
+            png = None
+            tab.view_html = view_html(view, tab.observation)
+        if record:
+            tab.episode.record_frame(png or view)
+
+    async def redraw(self, tab: WebTab) -> None:
+        """Draw the environment again (after a change made outside step and reset)."""
+        async with tab.lock:
+            if tab.session is not None:
+                await self._draw(tab, record=False)
+
+    def _refused(self, tab: WebTab, exc: OpenEnvError, what: str) -> None:
+        if isinstance(exc, SessionNotFound):
+            tab.session = None
+            tab.say(self._no_session_message(tab), "error")
+        elif isinstance(exc, ResetNeeded):
+            tab.say(f"{exc.message}. Press Reset.", "error")
+        elif isinstance(exc, InvalidAction):
+            tab.say(f"{what} refused, nothing changed: {exc.message}", "error")
+        else:
+            tab.say(f"{what} failed, nothing changed: {exc.message}", "error")
+
+    def _no_session_message(self, tab: WebTab) -> str:
+        if tab.ended:
+            return f"Session expired ({tab.ended}): press Reset to start a new one."
+        return "No session yet: press Reset to start an episode."
+
+
+def _render_and_legal(env: Any) -> tuple[Any, list[ActionChoice]]:
+    return env.render(), env.legal_actions()
+
+
+def _action_dict(choice: ActionChoice) -> dict[str, Any]:
+    action = choice.action
+    return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)

@@ -1,0 +1,46 @@
+"""Download an episode: JSONL (one line per step) and an animated GIF of its frames."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from PIL import Image
+
+GIF_MAX_SIDE = 480
+
+
+def episode_jsonl(steps: Iterable[dict[str, Any]]) -> str:
+    """One JSON object per line: ``action``, ``observation``, ``reward``, ``done``."""
+    keys = ("action", "observation", "reward", "done")
+    return "".join(
+        json.dumps({k: step.get(k) for k in keys}, ensure_ascii=False) + "\n" for step in steps
+    )
+
+
+def episode_gif(frames: Sequence[bytes], fps: float = 6.0) -> bytes | None:
+    """An animated GIF from PNG frames (``None`` when there are none). Small frames are
+    enlarged with nearest-neighbour scaling so pixels stay crisp."""
+    if not frames:
+        return None
+    images = [_scaled(Image.open(io.BytesIO(png)).convert("RGB")) for png in frames]
+    buffer = io.BytesIO()
+    images[0].save(
+        buffer,
+        format="GIF",
+        save_all=True,
+        append_images=images[1:],
+        duration=max(20, int(1000 / fps)),
+        loop=0,
+        optimize=False,
+    )
+    return buffer.getvalue()
+
+
+def _scaled(image: Image.Image) -> Image.Image:
+    factor = max(1, GIF_MAX_SIDE // max(image.size))
+    if factor == 1:
+        return image
+    return image.resize((image.width * factor, image.height * factor), Image.Resampling.NEAREST)

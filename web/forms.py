@@ -1,0 +1,249 @@
+"""Forms generated from JSON schemas: the action form and the reset options.
+
+:func:`fields_from_schema` turns a pydantic model's JSON schema into :class:`FieldSpec` objects
+(enums become choices, booleans checkboxes, numbers keep their bounds, strings text boxes,
+lists and objects JSON text boxes). :func:`parse_values` turns what the visitor typed back into
+a dict, or into a list of readable errors, one per bad field.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import TypeAdapter
+
+Kind = Literal["enum", "bool", "int", "number", "string", "json"]
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One form field: what to draw and how to read it back."""
+
+    name: str
+    kind: Kind
+    required: bool = False
+    default: Any = None
+    description: str = ""
+    choices: tuple[Any, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive: tuple[bool, bool] = (False, False)
+    json_type: str | None = None  # "array" or "object" for JSON fields
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.name if self.required else f"{self.name} (optional)"
+
+    def _bounds(self) -> str:
+        low_op, high_op = ("<" if strict else "≤" for strict in self.exclusive)
+        low = "" if self.minimum is None else f"{self.minimum:g} {low_op} "
+        high = "" if self.maximum is None else f" {high_op} {self.maximum:g}"
+        return f"{low}value{high}"
+
+    def hint(self) -> str:
+        """A one-line help text: description, bounds, JSON shape."""
+        parts = [self.description] if self.description else []
+        if self.minimum is not None or self.maximum is not None:
+            parts.append(self._bounds())
+        if self.kind == "json":
+            parts.append(f"JSON {self.json_type or 'value'}")
+        return " · ".join(parts)
+
+
+def fields_from_schema(schema: dict[str, Any], skip: Sequence[str] = ()) -> list[FieldSpec]:
+    """Form fields for the properties of an object schema (``$ref`` and ``anyOf`` resolved)."""
+    defs = schema.get("$defs", {})
+    required = set(schema.get("required", []))
+    props = schema.get("properties", {})
+    # The free-form ``metadata`` every action inherits goes last: the env's own fields come first.
+    names = sorted((n for n in props if n not in skip), key=lambda n: n == "metadata")
+    return [field_from_schema(name, props[name], defs, name in required) for name in names]
+
+
+def field_from_schema(
+    name: str, prop: dict[str, Any], defs: dict[str, Any], required: bool
+) -> FieldSpec:
+    resolved = _resolve(prop, defs)
+    common = {
+        "name": name,
+        "required": required,
+        "default": prop.get("default", resolved.get("default")),
+        "description": prop.get("description") or resolved.get("description") or "",
+    }
+    if "enum" in resolved or "const" in resolved:
+        choices = tuple(resolved.get("enum", [resolved.get("const")]))
+        return FieldSpec(kind="enum", choices=choices, **common)
+    kind = resolved.get("type")
+    if kind == "boolean":
+        return FieldSpec(kind="bool", **common)
+    if kind in ("integer", "number"):
+        return FieldSpec(
+            kind="int" if kind == "integer" else "number",
+            minimum=_first(resolved, "minimum", "exclusiveMinimum"),
+            maximum=_first(resolved, "maximum", "exclusiveMaximum"),
+            exclusive=("exclusiveMinimum" in resolved, "exclusiveMaximum" in resolved),
+            **common,
+        )
+    if kind == "string":
+        return FieldSpec(kind="string", **common)
+    return FieldSpec(kind="json", json_type=kind if kind in ("array", "object") else None, **common)
+
+
+def _resolve(prop: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in prop:
+        return _resolve(defs.get(prop["$ref"].rsplit("/", 1)[-1], {}), defs)
+    options = [p for p in prop.get("anyOf", prop.get("oneOf", [])) if p.get("type") != "null"]
+    if len(options) == 1:
+        return {**_resolve(options[0], defs), **{k: v for k, v in prop.items() if k != "anyOf"}}
+    if options:
+        return {}  # a union of several types: edited as JSON
+    if "allOf" in prop and len(prop["allOf"]) == 1:
+        return _resolve(prop["allOf"][0], defs)
+    return prop
+
+
+def _first(schema: dict[str, Any], *keys: str) -> float | None:
+    for key in keys:
+        if isinstance(schema.get(key), int | float):
+            return float(schema[key])
+    return None
+
+
+def fields_from_parameters(params: dict[str, inspect.Parameter], owner: Any) -> list[FieldSpec]:
+    """Form fields for an environment's own reset options (named ``reset`` parameters)."""
+    hints = _type_hints(owner)
+    specs = []
+    for name, param in params.items():
+        annotation = hints.get(name, param.annotation)
+        if annotation is inspect.Parameter.empty:
+            annotation = Any
+        try:
+            schema = TypeAdapter(annotation).json_schema()
+        except Exception:  # an annotation pydantic cannot describe: edit it as JSON
+            schema = {}
+        default = None if param.default is inspect.Parameter.empty else param.default
+        if default is not None:
+            schema = {**schema, "default": _jsonable(default)}
+        required = param.default is inspect.Parameter.empty
+        specs.append(field_from_schema(name, schema, schema.get("$defs", {}), required))
+    return specs
+
+
+def _type_hints(owner: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(inspect.unwrap(owner))
+    except Exception:  # unresolvable string annotations: fall back to the raw ones
+        return {}
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except TypeError:
+        return getattr(value, "value", str(value))
+
+
+def initial_value(spec: FieldSpec) -> Any:
+    """What the form shows before the visitor types anything."""
+    if spec.kind == "json":
+        return "" if spec.default is None else json.dumps(spec.default)
+    if spec.kind == "bool":
+        return bool(spec.default)
+    return spec.default
+
+
+def parse_values(
+    specs: Sequence[FieldSpec], values: Sequence[Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Read the form back: ``(data, errors)``; blank optional fields are left out of ``data``."""
+    data: dict[str, Any] = {}
+    errors: list[str] = []
+    for spec, raw in zip(specs, values, strict=True):
+        try:
+            value = parse_value(spec, raw)
+        except ValueError as exc:
+            errors.append(f"{spec.name}: {exc}")
+            continue
+        if value is not _BLANK:
+            data[spec.name] = value
+    return data, errors
+
+
+_BLANK = object()
+
+
+def parse_value(spec: FieldSpec, raw: Any) -> Any:
+    """One field's value; raises ValueError with a message the visitor can act on."""
+    if _is_blank(raw) and spec.kind != "bool":
+        if spec.required:
+            hint = f" (one of {', '.join(map(str, spec.choices))})" if spec.choices else ""
+            raise ValueError(f"a value is required{hint}")
+        return _BLANK
+    if spec.kind == "enum":
+        return _parse_enum(spec, raw)
+    if spec.kind == "bool":
+        return bool(raw)
+    if spec.kind in ("int", "number"):
+        return _check_bounds(spec, _parse_number(spec, raw))
+    if spec.kind == "string":
+        return str(raw)
+    return _parse_json(spec, raw)
+
+
+def _is_blank(raw: Any) -> bool:
+    return raw is None or (isinstance(raw, str) and not raw.strip()) or raw == []
+
+
+def _parse_enum(spec: FieldSpec, raw: Any) -> Any:
+    for choice in spec.choices:
+        if raw == choice or str(raw) == str(choice):
+            return choice
+    raise ValueError(f"{raw!r} is not one of {', '.join(map(str, spec.choices))}")
+
+
+def _parse_number(spec: FieldSpec, raw: Any) -> float | int:
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{raw!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ValueError("must be a finite number")
+    if spec.kind == "int":
+        if not number.is_integer():
+            raise ValueError(f"{raw!r} is not a whole number")
+        return int(number)
+    return number
+
+
+def _check_bounds(spec: FieldSpec, number: float | int) -> float | int:
+    low_strict, high_strict = spec.exclusive
+    if spec.minimum is not None and (
+        number < spec.minimum or (low_strict and number == spec.minimum)
+    ):
+        raise ValueError(f"must be {'>' if low_strict else '≥'} {spec.minimum:g}, got {number:g}")
+    if spec.maximum is not None and (
+        number > spec.maximum or (high_strict and number == spec.maximum)
+    ):
+        raise ValueError(f"must be {'<' if high_strict else '≤'} {spec.maximum:g}, got {number:g}")
+    return number
+
+
+def _parse_json(spec: FieldSpec, raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+    expected = {"array": list, "object": dict}.get(spec.json_type or "")
+    if expected is not None and not isinstance(value, expected):
+        raise ValueError(f"must be a JSON {spec.json_type}, got {type(value).__name__}")
+    return value

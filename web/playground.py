@@ -1,0 +1,485 @@
+"""The /web playground: a Gradio page on every environment server.
+
+``mount_playground(app, ctx, path="/web")`` (called by ``create_app``) mounts the page and three
+small routes next to it:
+
+- ``GET {path}/sessions``: how many sessions the server runs (all entry points), how many of
+  them are playground tabs, and the capacity, so an operator can see the page's footprint.
+- ``GET {path}/export/{tab}/episode.jsonl`` and ``.../episode.gif``: the episode of one tab
+  (the tab's random key is the capability; the page links to them).
+
+Each browser tab opens its own session through the server's session manager and closes it when
+the tab goes away (Gradio's unload event) or when the manager reaps it as idle. The board and
+its buttons take a fast path (``server_functions`` of the stage, a direct HTTP call per click);
+reset, the action form and the side panels go through Gradio events.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import PlainTextResponse, Response
+from gradio import route_utils
+
+from openenv.server.context import ServerContext
+from web import forms
+from web.controller import Controller
+from web.export import episode_gif, episode_jsonl
+from web.extension import PlaygroundAPI
+from web.raster import view_to_png
+from web.snippet import client_names, python_snippet
+from web.stage import code_block, json_block, stage_html
+from web.tabs import WebTab
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+SYSTEM_FONTS = (
+    "ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue",
+    "Arial", "Noto Sans", "DejaVu Sans", "sans-serif",
+)  # fmt: skip
+MONO_FONTS = (
+    "ui-monospace",
+    "SFMono-Regular",
+    "Menlo",
+    "Consolas",
+    "DejaVu Sans Mono",
+    "monospace",
+)
+
+
+def mount_playground(
+    app: FastAPI,
+    ctx: ServerContext,
+    path: str = "/web",
+    gradio_builder: Callable[[PlaygroundAPI], Any] | None = None,
+    custom_tab_name: str = "Custom",
+) -> gr.Blocks:
+    """Mount the playground at ``path`` on ``app``; return the Gradio Blocks."""
+    controller = Controller(ctx)
+    ctx.web["controller"] = controller
+    _add_routes(app, controller, path)
+    _add_favicon(app, ctx.manifest.emoji)
+    demo = build_blocks(controller, path, gradio_builder, custom_tab_name)
+    gr.mount_gradio_app(
+        app,
+        demo,
+        path=path,
+        footer_links=[],
+        theme=theme(),
+        css=_asset("playground.css"),
+        head=_favicon(ctx.manifest.emoji),
+        show_error=True,
+    )
+    _start_queue_on_first_request(app, path, demo)
+    return demo
+
+
+def theme() -> gr.themes.Base:
+    """Gradio's base theme with system fonts (no web fonts to download)."""
+    return gr.themes.Base(
+        primary_hue="indigo", neutral_hue="slate", font=SYSTEM_FONTS, font_mono=MONO_FONTS
+    )
+
+
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def _favicon_svg(emoji: str) -> str:
+    return (
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'>"
+        f"<text y='.9em' font-size='90'>{html.escape(emoji)}</text></svg>"
+    )
+
+
+def _favicon(emoji: str) -> str:
+    svg = _favicon_svg(emoji).replace("#", "%23")
+    return f'<link rel="icon" href="data:image/svg+xml,{svg}">'
+
+
+def _add_favicon(app: FastAPI, emoji: str) -> None:
+    """Browsers ask the site root for /favicon.ico before Gradio adds its icon link: answer it
+    rather than log a 404 in the console (a parent app should serve its own)."""
+    if any(getattr(r, "path", None) == "/favicon.ico" for r in app.router.routes):
+        return
+    svg = _favicon_svg(emoji)
+
+    async def favicon() -> Response:
+        return Response(svg, media_type="image/svg+xml")
+
+    app.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
+
+
+# -- the page --------------------------------------------------------------------------------
+
+
+def build_blocks(
+    controller: Controller,
+    path: str,
+    gradio_builder: Callable[[PlaygroundAPI], Any] | None = None,
+    custom_tab_name: str = "Custom",
+) -> gr.Blocks:
+    """The Gradio page of one environment server."""
+    ctx = controller.ctx
+    page = _Page(controller, path)
+    with gr.Blocks(title=f"{ctx.manifest.title} · OpenEnv playground") as demo:
+        gr.HTML(_header(ctx), elem_id="oe-header")
+        page.lock_panel()
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=280, elem_id="oe-controls"):
+                page.reset_panel()
+                page.action_form()
+                page.autoplay_panel()
+            with gr.Column(scale=4, min_width=520):
+                page.stage_component()
+        with gr.Tabs(elem_id="oe-tabs"):
+            with gr.Tab("State", id="state"):
+                page.state_box = gr.HTML(elem_id="oe-state")
+            with gr.Tab("Last response", id="raw"):
+                page.raw_box = gr.HTML(elem_id="oe-raw")
+            with gr.Tab("Python", id="python"):
+                page.code_box = gr.HTML(elem_id="oe-python")
+            with gr.Tab("README", id="readme"):
+                gr.Markdown(_readme(ctx), elem_id="oe-readme")
+            if gradio_builder is not None:
+                with gr.Tab(custom_tab_name, id="custom"):
+                    built = gradio_builder(PlaygroundAPI(ctx, controller, page.stage))
+                    if isinstance(built, gr.Blocks):
+                        built.render()
+        page.wire(demo)
+    return demo
+
+
+class _Page:
+    """The components of the page and their event handlers."""
+
+    def __init__(self, controller: Controller, path: str) -> None:
+        self.controller = controller
+        self.ctx = controller.ctx
+        self.path = path
+        env_cls = self.ctx.env_cls
+        options = env_cls.reset_options() if env_cls is not None else {}
+        target = getattr(env_cls, "reset", None)
+        self.option_specs = forms.fields_from_parameters(options, target) if options else []
+        self.action_specs = forms.fields_from_schema(self.ctx.action_cls.model_json_schema())
+        self.names = client_names(env_cls, self.ctx.action_cls)
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def lock_panel(self) -> None:
+        locked = self.ctx.token is not None
+        with gr.Group(visible=locked, elem_id="oe-lock") as self.lock_group:
+            self.token_box = gr.Textbox(
+                label="API token",
+                type="password",
+                placeholder="the server's OPENENV_API_TOKEN",
+                elem_id="oe-token",
+            )
+            self.unlock_btn = gr.Button("Unlock", variant="primary", elem_id="oe-unlock")
+            self.lock_msg = gr.HTML(elem_id="oe-lock-msg")
+
+    def reset_panel(self) -> None:
+        gr.HTML('<p class="oe-panel-title">Episode</p>')
+        self.seed = gr.Textbox(
+            label="seed", placeholder="random", info="a whole number replays an episode",
+            elem_id="oe-seed",
+        )  # fmt: skip
+        self.option_inputs = [_component(spec, "oe-opt-") for spec in self.option_specs]
+        self.reset_btn = gr.Button("↺ Reset", variant="primary", elem_id="oe-reset")
+        self.reset_msg = gr.HTML(elem_id="oe-reset-msg", elem_classes=["oe-form-msg"])
+
+    def action_form(self) -> None:
+        with gr.Accordion("Action form", open=True, elem_id="oe-form"):
+            self.action_inputs = [_component(spec, "oe-field-") for spec in self.action_specs]
+            self.step_btn = gr.Button("Step", variant="secondary", elem_id="oe-step")
+            self.form_msg = gr.HTML(elem_id="oe-form-msg", elem_classes=["oe-form-msg"])
+
+    def autoplay_panel(self) -> None:
+        with gr.Accordion("Autoplay", open=True, elem_id="oe-autoplay"):
+            self.play_steps = gr.Number(
+                label="steps", value=0, precision=0, minimum=0, info="0 = until done",
+                elem_id="oe-play-steps",
+            )  # fmt: skip
+            self.play_fps = gr.Slider(
+                1, 60, value=10, step=1, label="speed (steps per second)", elem_id="oe-play-fps"
+            )
+            with gr.Row():
+                self.play_btn = gr.Button("▶ Play", elem_id="oe-play", min_width=60)
+                self.stop_btn = gr.Button("■ Stop", elem_id="oe-stop", min_width=60)
+
+    def stage_component(self) -> None:
+        controller = self.controller
+
+        async def act(data: dict[str, Any]) -> dict[str, Any]:
+            tab = _tab_from(controller, data)
+            if tab is None:
+                return _gone()
+            ok = await controller.act(tab, data.get("index"))
+            return {"html": stage_html(tab), "ok": ok, "done": tab.done}
+
+        async def autoplay(data: dict[str, Any]) -> dict[str, Any]:
+            tab = _tab_from(controller, data)
+            if tab is None:
+                return _gone()
+            ok = await controller.random_step(tab)
+            return {"html": stage_html(tab), "ok": ok, "done": tab.done}
+
+        self.stage = gr.HTML(
+            '<div class="oe-stage"><section class="oe-main"><div class="oe-view">'
+            '<div class="oe-empty">Starting…</div></div></section></div>',
+            js_on_load=_asset("playground.js"),
+            server_functions=[act, autoplay],
+            elem_id="oe-stage",
+        )
+
+    # -- events ----------------------------------------------------------------------------
+
+    def wire(self, demo: gr.Blocks) -> None:
+        fast = {"concurrency_limit": None, "show_progress": "hidden"}
+        demo.load(self.on_load, None, [self.stage, self.lock_group], **fast)
+        demo.unload(self.on_unload)
+        self.unlock_btn.click(
+            self.on_unlock,
+            [self.token_box],
+            [self.stage, self.lock_group, self.lock_msg, self.token_box],
+            **fast,
+        )
+        self.token_box.submit(
+            self.on_unlock,
+            [self.token_box],
+            [self.stage, self.lock_group, self.lock_msg, self.token_box],
+            **fast,
+        )
+        self.reset_btn.click(
+            self.on_reset, [self.seed, *self.option_inputs], [self.stage, self.reset_msg], **fast
+        )
+        self.step_btn.click(self.on_step, self.action_inputs, [self.stage, self.form_msg], **fast)
+        self.stage.change(
+            self.on_refresh,
+            None,
+            [self.state_box, self.raw_box, self.code_box],
+            trigger_mode="always_last",
+            **fast,
+        )
+        self.play_btn.click(
+            None, [self.play_steps, self.play_fps], None,
+            js="(steps, fps) => { window.openenvPlayground.play(steps, fps); }",
+        )  # fmt: skip
+        self.stop_btn.click(None, None, None, js="() => { window.openenvPlayground.stop(); }")
+
+    def _tab(self, request: gr.Request) -> WebTab:
+        tab = self.controller.tabs.by_hash(request.session_hash)
+        return tab if tab is not None else self.controller.new_tab(request.session_hash)
+
+    async def on_load(self, request: gr.Request):
+        tab = self._tab(request)
+        if tab.authorized:
+            await self.controller.reset(tab, {})
+        return stage_html(tab), gr.update(visible=not tab.authorized)
+
+    async def on_unload(self, request: gr.Request) -> None:
+        tab = self.controller.tabs.by_hash(request.session_hash)
+        if tab is not None:
+            await self.controller.close(tab)
+
+    async def on_unlock(self, token: str, request: gr.Request):
+        tab = self._tab(request)
+        if not self.controller.unlock(tab, token):
+            return gr.skip(), gr.skip(), _msg(tab.message, "error"), ""
+        await self.controller.reset(tab, {})
+        return stage_html(tab), gr.update(visible=False), "", ""
+
+    async def on_reset(self, seed: Any, *values: Any, request: gr.Request):
+        tab = self._tab(request)
+        if not tab.authorized:
+            return gr.skip(), _msg("Enter the API token first.", "error")
+        options, errors = forms.parse_values(self.option_specs, values)
+        if str(seed or "").strip():
+            try:
+                options["seed"] = _seed(seed)
+            except ValueError as exc:
+                errors.insert(0, f"seed: {exc}")
+        if errors:
+            return gr.skip(), _msg("; ".join(errors), "error")
+        ok = await self.controller.reset(tab, options)
+        return stage_html(tab), _msg(tab.message if not ok else "", "error")
+
+    async def on_step(self, *values: Any, request: gr.Request):
+        tab = self._tab(request)
+        action, errors = forms.parse_values(self.action_specs, values)
+        if errors:
+            return gr.skip(), _msg("Not sent, nothing changed: " + "; ".join(errors), "error")
+        if not await self.controller.step(tab, action):
+            return gr.skip(), _msg(tab.message, "error")
+        return stage_html(tab), _msg("Step applied.", "ok")
+
+    async def on_refresh(self, request: gr.Request):
+        tab = self.controller.tabs.by_hash(request.session_hash)
+        if tab is None or not tab.authorized:
+            return "", "", ""
+        state = await self.controller.state(tab)
+        code = python_snippet(
+            self.names,
+            _server_url(request, self.path),
+            tab.last_action or _first_legal(tab),
+            tab.episode.reset_kwargs,
+            needs_token=self.ctx.token is not None,
+        )
+        return (
+            json_block(state, "No session: press Reset."),
+            json_block(tab.last_response, "Nothing yet."),
+            code_block(code, "python"),
+        )
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _component(spec: forms.FieldSpec, prefix: str) -> gr.components.Component:
+    common = {
+        "label": spec.label,
+        "info": spec.hint() or None,
+        "value": forms.initial_value(spec),
+        "elem_id": prefix + spec.name,
+    }
+    if spec.kind == "enum":
+        return gr.Dropdown(choices=[str(c) for c in spec.choices], **common)
+    if spec.kind == "bool":
+        return gr.Checkbox(**common)
+    if spec.kind in ("int", "number"):
+        return gr.Number(**common)
+    if spec.kind == "string":
+        return gr.Textbox(**common)
+    placeholder = {"array": "[1, 2, 3]", "object": '{"key": "value"}'}.get(spec.json_type or "")
+    return gr.Textbox(lines=2, placeholder=placeholder or "JSON value", **common)
+
+
+def _seed(value: Any) -> int:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"must be a whole number ≥ 0, got {value!r}") from None
+    if not number.is_integer() or number < 0:
+        raise ValueError(f"must be a whole number ≥ 0, got {value!r}")
+    return int(number)
+
+
+def _msg(text: str, kind: str) -> str:
+    return f'<span class="oe-{kind}">{html.escape(text)}</span>' if text else ""
+
+
+def _gone() -> dict[str, Any]:
+    return {"ok": False, "error": "This page's session is gone: reload the page to start again."}
+
+
+def _tab_from(controller: Controller, data: Any) -> WebTab | None:
+    tab = controller.tabs.by_key(data.get("tab")) if isinstance(data, dict) else None
+    return tab if tab is not None and tab.authorized else None
+
+
+def _first_legal(tab: WebTab) -> dict[str, Any] | None:
+    if not tab.legal:
+        return None
+    action = tab.legal[0].action
+    return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
+
+
+def _server_url(request: gr.Request, path: str) -> str:
+    """This server's URL as the visitor reaches it (proxy headers included), without ``/web``."""
+    root = route_utils.get_root_url(
+        request=request.request, route_path="/gradio_api/queue/join", root_path=None
+    )
+    root = root.rstrip("/")
+    return root[: -len(path)] if root.endswith(path) else root
+
+
+def _header(ctx: ServerContext) -> str:
+    m = ctx.manifest
+    tags = "".join(f'<span class="oe-tag">{html.escape(str(t))}</span>' for t in m.tags)
+    version = f" <small>v{html.escape(m.version)}</small>" if m.version else ""
+    return (
+        f'<div class="oe-header"><span class="oe-emoji">{html.escape(m.emoji)}</span><div>'
+        f"<h1>{html.escape(m.title)}{version}</h1><p>{html.escape(m.description)}</p></div>"
+        f'<div class="oe-tags">{tags}</div></div>'
+    )
+
+
+def _readme(ctx: ServerContext) -> str:
+    if ctx.manifest.readme:
+        return ctx.manifest.readme
+    module = sys.modules.get(ctx.env_cls.__module__) if ctx.env_cls is not None else None
+    doc = inspect.getdoc(module) if module is not None else None
+    return f"# {ctx.manifest.title}\n\n{doc or ctx.manifest.description or 'No README yet.'}"
+
+
+# -- server routes -------------------------------------------------------------------------
+
+
+def _add_routes(app: FastAPI, controller: Controller, path: str) -> None:
+    manager = controller.manager
+    name = controller.ctx.manifest.name
+
+    async def sessions() -> dict[str, Any]:
+        kinds: dict[str, int] = {}
+        for session in manager.sessions():
+            kinds[session.kind] = kinds.get(session.kind, 0) + 1
+        return {
+            "active": manager.active,
+            "capacity": manager.max_sessions,
+            "playground_tabs": len(controller.tabs),
+            "by_kind": kinds,
+        }
+
+    def export_tab(tab: str) -> WebTab:
+        found = controller.tabs.by_key(tab)
+        if found is None or not found.authorized:
+            raise HTTPException(404, "unknown or closed playground tab: reload the page")
+        return found
+
+    async def jsonl(tab: str) -> PlainTextResponse:
+        body = episode_jsonl(export_tab(tab).episode.steps)
+        return PlainTextResponse(
+            body, media_type="application/x-ndjson", headers=_attachment(f"{name}-episode.jsonl")
+        )
+
+    async def gif(tab: str) -> Response:
+        episode = export_tab(tab).episode
+        frames = [f if isinstance(f, bytes) else view_to_png(f) for f in episode.frames]
+        data = episode_gif([f for f in frames if f])
+        if data is None:
+            raise HTTPException(404, "this environment draws no frames or boards to animate")
+        return Response(data, media_type="image/gif", headers=_attachment(f"{name}-episode.gif"))
+
+    app.add_api_route(f"{path}/sessions", sessions, methods=["GET"], tags=["playground"])
+    app.add_api_route(f"{path}/export/{{tab}}/episode.jsonl", jsonl, include_in_schema=False)
+    app.add_api_route(f"{path}/export/{{tab}}/episode.gif", gif, include_in_schema=False)
+
+
+def _attachment(filename: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{filename}"'}
+
+
+class _StartQueueOnFirstRequest:
+    """Start Gradio's queue on first use when the server's lifespan did not (a parent app that
+    mounts this server without running its lifespan)."""
+
+    def __init__(self, app: Any, blocks: gr.Blocks) -> None:
+        self.app, self.blocks = app, blocks
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] in ("http", "websocket") and not self.blocks.is_running:
+            self.blocks.run_startup_events()
+            await self.blocks.run_extra_startup_events()
+        await self.app(scope, receive, send)
+
+
+def _start_queue_on_first_request(app: FastAPI, path: str, blocks: gr.Blocks) -> None:
+    for route in app.router.routes:
+        if getattr(route, "path", None) == path and hasattr(route, "app"):
+            route.app = _StartQueueOnFirstRequest(route.app, blocks)

@@ -1,0 +1,141 @@
+"""Draw what an environment returns from ``render()`` as HTML, and observations as a fallback.
+
+A ``Frame`` becomes a PNG ``<img>`` the browser scales up crisply (``image-rendering:
+pixelated``); a ``Board`` a CSS grid of glyphs and colours; ``Text`` a monospaced block; ``Svg``
+inline markup. Environments that render nothing get their observation fields, legibly, with
+large arrays folded to their shape.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from openenv.core.views import Board, Cell, Frame, Svg, Text, View, png_data_url
+
+MAX_LIST_ITEMS = 32
+MAX_STRING = 4000
+_SCRIPT = re.compile(r"<\s*script\b.*?<\s*/\s*script\s*>", re.IGNORECASE | re.DOTALL)
+_HANDLER = re.compile(r"\son[a-z]+\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)", re.IGNORECASE)
+
+
+def view_html(view: View | None, observation: dict[str, Any] | None = None) -> str:
+    """HTML for a view; without a view, the observation's fields."""
+    if isinstance(view, Frame):
+        return frame_html(view)
+    if isinstance(view, Board):
+        return board_html(view)
+    if isinstance(view, Text):
+        return f'<pre class="oe-text">{html.escape(view.text)}</pre>'
+    if isinstance(view, Svg):
+        return f'<div class="oe-svg">{safe_svg(view.markup)}</div>'
+    return observation_html(observation or {})
+
+
+def frame_html(frame: Frame, png: bytes | None = None) -> str:
+    """An ``<img>`` at the frame's own size; CSS scales it up without smoothing."""
+    height, width = frame.shape
+    src = png_data_url(png if png is not None else frame.to_png())
+    return (
+        f'<img class="oe-frame" alt="environment frame {width}×{height}" '
+        f'width="{width}" height="{height}" style="aspect-ratio:{width}/{height}" src="{src}">'
+    )
+
+
+def board_html(board: Board) -> str:
+    rows, cols = board.shape
+    cells = "".join(_cell_html(cell) for row in board.rows for cell in _padded(row, cols))
+    legend = "".join(
+        f'<span class="oe-legend-item"><b>{html.escape(glyph)}</b> {html.escape(text)}</span>'
+        for glyph, text in board.legend.items()
+    )
+    caption = f'<div class="oe-caption">{html.escape(board.caption)}</div>' if board.caption else ""
+    return (
+        f'<div class="oe-board-wrap"><div class="oe-board" role="grid" '
+        f'style="--cols:{cols};--rows:{rows}">{cells}</div></div>'
+        f"{caption}" + (f'<div class="oe-legend">{legend}</div>' if legend else "")
+    )
+
+
+def _padded(row: list[Cell], cols: int) -> list[Cell]:
+    return row + [Cell()] * (cols - len(row))
+
+
+def _cell_html(cell: Cell) -> str:
+    style = []
+    if cell.background:
+        style.append(f"background:{_css_value(cell.background)}")
+    if cell.color:
+        style.append(f"color:{_css_value(cell.color)}")
+    title = f' title="{html.escape(cell.label)}"' if cell.label else ""
+    attr = f' style="{";".join(style)}"' if style else ""
+    return f'<div class="oe-cell" role="gridcell"{attr}{title}>{html.escape(cell.glyph)}</div>'
+
+
+def _css_value(value: str) -> str:
+    # Colours only: drop anything that could end the declaration or the attribute.
+    return re.sub(r"[;\"'<>{}]", "", value)
+
+
+def safe_svg(markup: str) -> str:
+    """SVG markup without scripts or inline event handlers."""
+    return _HANDLER.sub("", _SCRIPT.sub("", markup))
+
+
+def observation_html(observation: dict[str, Any]) -> str:
+    """The observation's fields as a definition list (reward and done are shown elsewhere)."""
+    fields = {k: v for k, v in observation.items() if k not in ("reward", "done")}
+    if not fields.get("metadata"):
+        fields.pop("metadata", None)
+    if not fields:
+        return '<div class="oe-empty">This environment has nothing to draw yet.</div>'
+    rows = "".join(
+        f"<dt>{html.escape(str(name))}</dt><dd>{_value_html(value)}</dd>"
+        for name, value in fields.items()
+    )
+    return f'<dl class="oe-fields">{rows}</dl>'
+
+
+def _value_html(value: Any) -> str:
+    folded = fold(value)
+    if isinstance(folded, str):
+        if "\n" in folded:
+            return f'<pre class="oe-text">{html.escape(folded)}</pre>'
+        return html.escape(folded)
+    return f"<code>{html.escape(json.dumps(folded, ensure_ascii=False))}</code>"
+
+
+def fold(value: Any) -> Any:
+    """Replace large (nested) lists by a short ``array(shape)`` description."""
+    if isinstance(value, list):
+        shape = array_shape(value)
+        if len(value) > MAX_LIST_ITEMS or (shape and len(shape) > 1 and _size(shape) > 64):
+            kind = "×".join(map(str, shape)) if shape else f"{len(value)} items"
+            return f"array({kind})"
+        return [fold(v) for v in value]
+    if isinstance(value, dict):
+        return {k: fold(v) for k, v in value.items()}
+    if isinstance(value, str) and len(value) > MAX_STRING:
+        return value[:MAX_STRING] + f"… ({len(value) - MAX_STRING} more characters)"
+    return value
+
+
+def array_shape(value: Any) -> tuple[int, ...] | None:
+    """The shape of a rectangular nested list, or ``None`` when it is ragged."""
+    if not isinstance(value, list):
+        return ()
+    if not value:
+        return (0,)
+    inner = [array_shape(v) for v in value]
+    if any(s is None for s in inner) or len(set(inner)) != 1:
+        return None
+    return (len(value), *inner[0])
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    total = 1
+    for n in shape:
+        total *= n
+    return total

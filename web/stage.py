@@ -1,0 +1,141 @@
+"""The stage: the environment's view, its action buttons, the message line and the episode panel
+(return, reward chart, step log, downloads), as one HTML fragment the page swaps in at once.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from openenv.core.views import Board, Frame
+from web.chart import reward_chart_svg
+from web.tabs import WebTab
+
+LOG_ROWS = 40
+_KEY_NAMES = {
+    "ArrowUp": "↑",
+    "ArrowDown": "↓",
+    "ArrowLeft": "←",
+    "ArrowRight": "→",
+    " ": "Space",
+    "Enter": "⏎",
+}
+
+
+def stage_html(tab: WebTab) -> str:
+    """The whole stage for a tab (the page's JS reads ``data-tab`` to call the server)."""
+    return (
+        f'<div class="oe-stage" data-tab="{html.escape(tab.key)}" '
+        f'data-done="{int(tab.done)}" data-steps="{len(tab.episode.steps)}">'
+        f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_message(tab)}</section>'
+        f'<aside class="oe-side">{episode_panel(tab)}</aside></div>'
+    )
+
+
+def _view(tab: WebTab) -> str:
+    body = tab.view_html or _placeholder(tab)
+    return f'<div class="oe-view" aria-live="polite">{body}</div>'
+
+
+def _placeholder(tab: WebTab) -> str:
+    text = "🔒 Locked" if not tab.authorized else "Press Reset to start an episode."
+    return f'<div class="oe-empty">{html.escape(text)}</div>'
+
+
+def _buttons(tab: WebTab) -> str:
+    if not tab.legal:
+        return ""
+    disabled = " disabled" if tab.done or tab.session is None else ""
+    buttons = "".join(
+        f'<button type="button" class="oe-act" data-i="{i}"'
+        + (f' data-key="{html.escape(choice.key)}"' if choice.key else "")
+        + (f' title="{html.escape(choice.description)}"' if choice.description else "")
+        + f"{disabled}>{html.escape(choice.label)}"
+        + (
+            f"<kbd>{html.escape(_KEY_NAMES.get(choice.key, choice.key))}</kbd>"
+            if choice.key
+            else ""
+        )
+        + "</button>"
+        for i, choice in enumerate(tab.legal)
+    )
+    return f'<div class="oe-actions" role="toolbar" aria-label="legal actions">{buttons}</div>'
+
+
+def _message(tab: WebTab) -> str:
+    role = ' role="alert"' if tab.message_kind == "error" else ""
+    text = html.escape(tab.message)
+    return f'<div class="oe-msg oe-msg-{tab.message_kind}"{role}>{text}</div>'
+
+
+def episode_panel(tab: WebTab) -> str:
+    """Return, status, reward chart, the last steps and the download links."""
+    steps = tab.episode.steps
+    last = steps[-1]["reward"] if steps else None
+    status = "done" if tab.done else ("running" if tab.session is not None else "no session")
+    stats = (
+        f'<div class="oe-stats"><div><span>Step</span><b class="oe-step">{len(steps)}</b></div>'
+        f'<div><span>Return</span><b class="oe-return">{_num(tab.episode.total)}</b></div>'
+        f"<div><span>Last reward</span><b>{_num(last)}</b></div>"
+        f'<div><span>Status</span><b class="oe-status oe-status-{status.replace(" ", "-")}">'
+        f"{status}</b></div></div>"
+    )
+    return stats + reward_chart_svg(tab.episode.rewards) + _log(tab) + _downloads(tab)
+
+
+def _log(tab: WebTab) -> str:
+    steps = tab.episode.steps
+    first = max(0, len(steps) - LOG_ROWS)
+    rows = "".join(
+        f"<tr><td>{i + 1}</td><td>{html.escape(_short_action(s['action']))}</td>"
+        f"<td>{_num(s['reward'])}</td><td>{'✔' if s['done'] else ''}</td></tr>"
+        for i, s in reversed(list(enumerate(steps))[first:])
+    )
+    more = f'<tr><td colspan="4" class="oe-more">… {first} earlier steps</td></tr>' if first else ""
+    empty = '<tr><td colspan="4" class="oe-more">no steps yet</td></tr>' if not steps else ""
+    return (
+        '<div class="oe-log"><table><thead><tr><th>#</th><th>action</th><th>reward</th>'
+        f"<th>done</th></tr></thead><tbody>{rows}{more}{empty}</tbody></table></div>"
+    )
+
+
+def _downloads(tab: WebTab) -> str:
+    if not tab.authorized or not tab.episode.steps:
+        return ""
+    key = html.escape(tab.key)
+    links = [f'<a class="oe-dl" href="export/{key}/episode.jsonl" download>⬇ JSONL</a>']
+    if isinstance(tab.view, Frame | Board):
+        links.append(f'<a class="oe-dl" href="export/{key}/episode.gif" download>⬇ GIF</a>')
+    return f'<div class="oe-downloads">{"".join(links)}</div>'
+
+
+def _short_action(action: dict[str, Any]) -> str:
+    shown = {k: v for k, v in action.items() if not (k == "metadata" and not v)}
+    if len(shown) == 1:
+        return str(next(iter(shown.values())))
+    text = json.dumps(shown, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def json_block(data: Any, empty: str) -> str:
+    """A JSON document as a copyable block (state, last response)."""
+    if data is None:
+        return f'<div class="oe-empty">{html.escape(empty)}</div>'
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    return code_block(text, "json")
+
+
+def code_block(text: str, language: str) -> str:
+    return (
+        f'<div class="oe-code"><button type="button" class="oe-copy">Copy</button>'
+        f'<pre><code class="language-{language}">{html.escape(text)}</code></pre></div>'
+    )
