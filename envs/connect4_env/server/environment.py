@@ -19,6 +19,7 @@ search opponent looks ahead, 1 to 6), ``agent_starts`` (False: the opponent open
 from __future__ import annotations
 
 import uuid
+from typing import Literal, get_args
 
 from connect4_env.models import Connect4Action, Connect4Observation, Connect4State
 from connect4_env.server.board import (
@@ -33,9 +34,15 @@ from connect4_env.server.board import (
 )
 from connect4_env.server.search import best_column
 from openenv.core import ActionChoice, Board, Cell, Environment, InvalidAction
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 
-OPPONENTS = ("random", "search", "human")
+Opponent = Literal["random", "search", "human"]
+OPPONENTS: tuple[str, ...] = get_args(Opponent)
 MAX_DEPTH = 6
 WIN_REWARD, LOSS_REWARD, DRAW_REWARD = 1.0, -1.0, 0.0
 _NAMES = {1: "Red", -1: "Yellow"}
@@ -55,10 +62,10 @@ class Connect4Environment(Environment[Connect4Action, Connect4Observation, Conne
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        opponent: str = "random",
+        opponent: Opponent = "random",
         depth: int = 4,
         agent_starts: bool = True,
-        illegal_move: str = "refuse",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> Connect4Observation:
         if opponent not in OPPONENTS:
             raise InvalidAction(f"opponent must be one of {', '.join(OPPONENTS)}; got {opponent!r}")

@@ -19,7 +19,12 @@ import uuid
 from game_2048_env.models import Direction, Game2048Action, Game2048Observation, Game2048State
 from game_2048_env.server.tiles import SIZE, Grid, legal_directions, slide
 from openenv.core import ActionChoice, Board, Cell, Environment, InvalidAction
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 
 FOUR_PROBABILITY = 0.1
 MAX_TARGET = 65536
@@ -59,7 +64,7 @@ class Game2048Environment(Environment[Game2048Action, Game2048Observation, Game2
         seed: int | None = None,
         episode_id: str | None = None,
         target: int = 2048,
-        illegal_move: str = "refuse",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> Game2048Observation:
         _check_target(target)
         self._policy = check_policy(illegal_move)

@@ -23,9 +23,14 @@ from maze_env.models import (
     MazeObservation,
     MazeState,
 )
-from maze_env.server.layouts import Layout, load
+from maze_env.server.layouts import Layout, LayoutName, load
 from openenv.core import ActionChoice, Board, Cell, Environment, InvalidAction, ResetNeeded
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 
 MOVE_REWARD = -0.05
 REVISIT_REWARD = -0.25
@@ -54,9 +59,9 @@ class MazeEnvironment(Environment[MazeAction, MazeObservation, MazeState]):
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        layout: str = "classic",
+        layout: LayoutName = "classic",
         max_steps: int = 100,
-        illegal_move: str = "refuse",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> MazeObservation:
         if max_steps < 1:
             raise InvalidAction(f"max_steps must be at least 1, got {max_steps}")

@@ -9,11 +9,14 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
+from typing import Literal
 
 from openenv.core import InvalidAction
 
 SIZE = 8
 RANDOM = "random"
+# The reset option's choices (the playground shows them as a dropdown).
+LayoutName = Literal["classic", "zigzag", "rooms", "random"]
 
 BUILT_IN: dict[str, tuple[str, ...]] = {
     "classic": (

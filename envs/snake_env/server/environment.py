@@ -18,7 +18,12 @@ import uuid
 from collections import deque
 
 from openenv.core import ActionChoice, Board, Cell, Environment, InvalidAction
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 from snake_env.models import (
     BODY,
     EMPTY,
@@ -75,7 +80,7 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
         death_reward: float = -1.0,
         step_reward: float = 0.0,
         max_steps: int = 1000,
-        illegal_move: str = "refuse",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> SnakeObservation:
         _check_options(width, height, view_radius, max_steps)
         self._policy = check_policy(illegal_move)

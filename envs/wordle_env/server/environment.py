@@ -18,7 +18,12 @@ from __future__ import annotations
 import uuid
 
 from openenv.core import Board, Cell, Environment, InvalidAction
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 from wordle_env.models import WordleAction, WordleObservation, WordleState
 from wordle_env.server.words import (
     GREEN,
@@ -53,7 +58,7 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         episode_id: str | None = None,
         word: str | None = None,
         max_guesses: int = 6,
-        illegal_move: str = "refuse",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> WordleObservation:
         if not 1 <= max_guesses <= MAX_GUESSES:
             raise InvalidAction(f"max_guesses must be between 1 and {MAX_GUESSES}")
