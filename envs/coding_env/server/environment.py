@@ -1,0 +1,69 @@
+"""Coding: run Python code, one cell per step, in a sandbox of its own for each episode.
+
+Action: ``CodeAction(code)``. Observation: ``stdout``, ``stderr`` and ``exit_code`` (0 on
+success, 1 on an exception, the code of ``SystemExit``, 124 when the wall-clock limit is hit,
+128 + N when the interpreter is killed by signal N, e.g. 152 for the CPU limit).
+State: ``episode_id``, ``step_count`` and ``last_exit_code``.
+
+Variables persist between the steps of an episode; ``reset`` starts a fresh interpreter in a
+fresh working directory. The code runs in a separate process with time, CPU, memory, file size
+and process limits, a private temporary directory and a clean environment (see
+``coding_env/server/sandbox.py``). A run that hits a limit ends with an error in ``stderr``
+(``sandbox: ...``); when the interpreter had to be killed the next step starts a new one.
+
+Reward: 1.0 when the code ran without error (exit code 0), else 0.0. Episodes never end by
+themselves.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from coding_env.models import CodeAction, CodeObservation, CodeState
+from coding_env.server.sandbox import Sandbox, SandboxLimits
+from openenv.core import Environment, Text, View
+
+
+class CodingEnvironment(Environment[CodeAction, CodeObservation, CodeState]):
+    def __init__(self, limits: SandboxLimits | None = None) -> None:
+        self._limits = limits or SandboxLimits.from_env()
+        self._sandbox: Sandbox | None = None
+        self._state = CodeState()
+        self._last = CodeObservation()
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None) -> CodeObservation:
+        self._close_sandbox()
+        self._state = CodeState(episode_id=episode_id or str(uuid.uuid4()))
+        self._last = CodeObservation(reward=0.0)
+        return self._last
+
+    def step(self, action: CodeAction) -> CodeObservation:
+        if self._sandbox is None:
+            self._sandbox = Sandbox(self._limits)
+        result = self._sandbox.run(action.code)
+        self._state.step_count += 1
+        self._state.last_exit_code = result.exit_code
+        self._last = CodeObservation(
+            stdout=result.stdout,
+            stderr=result.stderr,
+            exit_code=result.exit_code,
+            reward=1.0 if result.exit_code == 0 else 0.0,
+        )
+        return self._last
+
+    @property
+    def state(self) -> CodeState:
+        return self._state
+
+    def render(self) -> View | None:
+        obs = self._last
+        parts = [obs.stdout, obs.stderr, f"exit code {obs.exit_code}"]
+        return Text("\n".join(p.rstrip("\n") for p in parts if p))
+
+    def close(self) -> None:
+        self._close_sandbox()
+
+    def _close_sandbox(self) -> None:
+        sandbox, self._sandbox = self._sandbox, None
+        if sandbox is not None:
+            sandbox.close()

@@ -1,0 +1,359 @@
+"""A sandboxed, persistent Python process per episode of coding_env.
+
+The code never runs in the server process. :class:`Sandbox` starts ``runner.py`` in a child
+process on first use (a fresh one after every reset) and talks to it over two pipes, so
+variables persist between the steps of an episode. The child gets:
+
+* its own private working directory (also ``$HOME`` and ``$TMPDIR``), removed at close;
+* a clean environment: ``PATH``, ``HOME``, ``TMPDIR`` and a locale, nothing from the server;
+* resource limits: CPU seconds per run (``RLIMIT_CPU``), address space (``RLIMIT_AS``),
+  file size (``RLIMIT_FSIZE``), process count (``RLIMIT_NPROC``), open files, no core dumps;
+* a wall-clock limit per run: when it passes, every process of the sandbox is killed and the
+  next run starts a fresh interpreter.
+
+When the server runs as root (containers, Spaces), each sandbox runs as its own unprivileged
+uid, chosen at random, because Linux does not apply ``RLIMIT_NPROC`` to root. That uid cannot
+read the server's files under ``/root`` or its ``/proc/<pid>/environ``, and "every process of
+the sandbox" is simply "every process of that uid", even ones that left the process group.
+Otherwise the sandbox runs as the server's user, with the process limit counted on top of the
+processes that user already has, and stray processes are found by process group.
+
+Processes started by the code do not outlive the run that started them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import random
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text(encoding="utf-8")
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+EXIT_TIMEOUT = 124  # like coreutils timeout(1); killed by signal N gives 128 + N
+MAX_CODE_BYTES = 1_000_000
+_UID_RANGE = (1_000_000, 2_000_000_000)
+
+
+class SandboxUnavailable(RuntimeError):
+    """The machine offers no way to run code safely (the message says what is missing)."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits of one sandbox. ``from_env`` reads ``CODING_*`` variables (see README)."""
+
+    timeout_s: float = 10.0  # wall clock per run
+    cpu_s: int = 10  # CPU seconds per run
+    memory_mb: int = 512  # address space of each process
+    file_size_mb: int = 16  # largest file the code may write
+    processes: int = 64  # processes and threads at once
+    output_bytes: int = 32_000  # stdout / stderr returned per run (the rest is cut)
+    cpu_budget_s: int = 3600  # CPU seconds for the whole episode
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> SandboxLimits:
+        names = {
+            "timeout_s": ("CODING_TIMEOUT_S", float),
+            "cpu_s": ("CODING_CPU_S", int),
+            "memory_mb": ("CODING_MEMORY_MB", int),
+            "file_size_mb": ("CODING_FILE_SIZE_MB", int),
+            "processes": ("CODING_MAX_PROCESSES", int),
+            "output_bytes": ("CODING_OUTPUT_BYTES", int),
+        }
+        values = {}
+        for field, (var, kind) in names.items():
+            if environ.get(var):
+                try:
+                    values[field] = kind(environ[var])
+                except ValueError:
+                    raise ValueError(f"${var} must be a number, got {environ[var]!r}") from None
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    stdout: str
+    stderr: str
+    exit_code: int
+
+
+class Sandbox:
+    """One persistent interpreter in its own process; ``run(code)`` executes a cell."""
+
+    def __init__(self, limits: SandboxLimits | None = None) -> None:
+        self.limits = limits or SandboxLimits.from_env()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._workdir: str | None = None
+        self._uid: int | None = None
+        self._cmd = self._res = -1
+
+    @property
+    def workdir(self) -> str | None:
+        return self._workdir
+
+    def run(self, code: str) -> RunResult:
+        """Execute ``code`` in the sandbox's namespace and return its output and exit code."""
+        if len(code.encode("utf-8")) > MAX_CODE_BYTES:
+            return RunResult("", f"sandbox: code longer than {MAX_CODE_BYTES} bytes", 1)
+        if self._proc is None:
+            self._start()
+        deadline = time.monotonic() + self.limits.timeout_s
+        answer = self._send(code) and self._receive(deadline)
+        if isinstance(answer, dict):
+            return RunResult(str(answer["stdout"]), str(answer["stderr"]), int(answer["exit_code"]))
+        return self._crashed(timed_out=answer == "timeout")
+
+    def close(self) -> None:
+        """Kill every process of the sandbox and remove its working directory."""
+        if self._proc is not None:
+            self._kill_all()
+            self._proc = None
+        for fd in (self._cmd, self._res):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._cmd = self._res = -1
+        if self._workdir is not None:
+            _remove_tree(self._workdir)
+            self._workdir = None
+        if self._uid is not None:
+            _UIDS_IN_USE.discard(self._uid)
+            self._uid = None
+
+    # -- starting ---------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        mode, python = isolation()
+        self._workdir = tempfile.mkdtemp(prefix="openenv-code-")
+        cmd_r, self._cmd = os.pipe()
+        self._res, res_w = os.pipe()
+        options: dict = {}
+        nproc = self.limits.processes
+        if mode == "uid":
+            self._uid = _allocate_uid()
+            os.chown(self._workdir, self._uid, self._uid)
+            options = {"user": self._uid, "group": self._uid, "extra_groups": []}
+        else:
+            nproc += len(_pids(lambda pid, uid, pgrp: uid == os.getuid()))
+        limits = json.dumps({**asdict(self.limits), "nproc": nproc, "mode": mode})
+        try:
+            self._proc = subprocess.Popen(
+                [python, "-I", "-X", "utf8", "-c", RUNNER_SOURCE, str(cmd_r), str(res_w), limits],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(cmd_r, res_w),
+                cwd=self._workdir,
+                env=_clean_environment(self._workdir),
+                start_new_session=True,
+                umask=0o077,
+                **options,
+            )
+        finally:
+            os.close(cmd_r)
+            os.close(res_w)
+
+    # -- talking ------------------------------------------------------------------------------
+
+    def _send(self, code: str) -> bool:
+        data = (json.dumps({"code": code}) + "\n").encode("utf-8")
+        try:
+            while data:
+                data = data[os.write(self._cmd, data) :]
+        except OSError:
+            return False
+        return True
+
+    def _receive(self, deadline: float) -> dict | str:
+        buffer = bytearray()
+        while not buffer.endswith(b"\n"):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            ready, _, _ = select.select([self._res], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(self._res, 1 << 16)
+            if not chunk:
+                return "died"
+            buffer += chunk
+        return json.loads(buffer)
+
+    def _crashed(self, *, timed_out: bool) -> RunResult:
+        proc = self._proc
+        self._kill_all()
+        status = proc.poll() if proc is not None else None
+        message, exit_code = self._explain(status, timed_out)
+        self.close()  # the next run starts a fresh interpreter in a fresh directory
+        note = "the sandbox was restarted, so variables from earlier steps are gone"
+        return RunResult("", f"sandbox: {message}; {note}\n", exit_code)
+
+    def _explain(self, status: int | None, timed_out: bool) -> tuple[str, int]:
+        lim = self.limits
+        if timed_out:
+            return f"wall-clock time limit of {lim.timeout_s:g} s exceeded", EXIT_TIMEOUT
+        if status is not None and status < 0:
+            signum = -status
+            if signum == signal.SIGXCPU:
+                return f"CPU time limit of {lim.cpu_s} s exceeded", 128 + signum
+            name = signal.Signals(signum).name
+            return f"the Python process was killed by {name}", 128 + signum
+        return f"the Python process exited (status {status})", status or 1
+
+    # -- killing ------------------------------------------------------------------------------
+
+    def _kill_all(self) -> None:
+        """Kill the interpreter and everything it started (the runner sweeps after each run)."""
+        if self._proc is None:
+            return
+        uid, leader = self._uid, self._proc.pid
+        if uid is not None:
+            _kill_every_process_of(uid)
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(leader, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=5)
+        if uid is not None:
+            _kill_until_gone(lambda pid, owner, pgrp: owner == uid)
+        else:
+            _kill_until_gone(lambda pid, owner, pgrp: pgrp == leader)
+
+
+# -- isolation ----------------------------------------------------------------------------------
+
+_UIDS_IN_USE: set[int] = set()
+
+
+@functools.cache
+def isolation() -> tuple[str, str]:
+    """("uid", python) when running as root, else ("rlimit", python)."""
+    if os.geteuid() != 0:
+        return "rlimit", sys.executable
+    for candidate in _python_candidates():
+        if _runs_unprivileged(candidate):
+            return "uid", candidate
+    raise SandboxUnavailable(
+        "coding_env runs code as an unprivileged user when the server runs as root, and no "
+        "Python interpreter usable by other users was found: install python3 system-wide "
+        "(e.g. apt-get install python3) or run the server as a non-root user"
+    )
+
+
+def _python_candidates() -> list[str]:
+    names = [sys.executable, "/usr/local/bin/python3", "/usr/bin/python3", shutil.which("python3")]
+    seen: list[str] = []
+    for name in names:
+        if name and os.path.exists(name) and os.path.realpath(name) not in seen:
+            seen.append(os.path.realpath(name))
+    return seen
+
+
+def _runs_unprivileged(python: str) -> bool:
+    probe = "import json, resource, tempfile, traceback, linecache"
+    try:
+        result = subprocess.run(
+            [python, "-I", "-c", probe],
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            cwd="/",
+            env={"PATH": SAFE_PATH},
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 0
+
+
+def _allocate_uid() -> int:
+    while True:
+        uid = random.randint(*_UID_RANGE)
+        if uid not in _UIDS_IN_USE and not _pids(functools.partial(_owned_by, uid)):
+            _UIDS_IN_USE.add(uid)
+            return uid
+
+
+def _owned_by(uid: int, pid: int, owner: int, pgrp: int) -> bool:
+    return owner == uid
+
+
+def _clean_environment(workdir: str) -> dict[str, str]:
+    return {
+        "PATH": SAFE_PATH,
+        "HOME": workdir,
+        "TMPDIR": workdir,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+
+
+def _pids(match: Callable[[int, int, int], bool]) -> list[int]:
+    """Live processes (not zombies) for which ``match(pid, uid, process group)`` holds."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        try:
+            owner = entry.stat().st_uid
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:  # the process ended while we looked
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields[0] not in (b"Z", b"X") and match(pid, owner, int(fields[2])):
+            found.append(pid)
+    return found
+
+
+def _kill_until_gone(match: Callable[[int, int, int], bool], rounds: int = 200) -> None:
+    for _ in range(rounds):
+        pids = _pids(match)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+
+
+def _kill_every_process_of(uid: int) -> None:
+    """``kill -KILL -1`` as ``uid``: one atomic sweep, even for processes that left the group."""
+    kill = shutil.which("kill", path=SAFE_PATH)
+    if kill is None:
+        return
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(
+            [kill, "-KILL", "-1"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={"PATH": SAFE_PATH},
+            timeout=10,
+        )
+
+
+def _remove_tree(path: str) -> None:
+    def make_writable(func: Callable, target: str, _exc: object) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            func(target)
+
+    shutil.rmtree(path, onerror=make_writable)
