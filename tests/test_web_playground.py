@@ -1,0 +1,173 @@
+"""The /web playground in a real browser: one grid-world server, Chromium driving it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.browser
+
+AGENT_AT = """() => {
+  const cells = [...document.querySelectorAll('#oe-stage .oe-board .oe-cell')];
+  const i = cells.findIndex((c) => c.title === 'agent');
+  const cols = Number(getComputedStyle(document.querySelector('#oe-stage .oe-board'))
+    .getPropertyValue('--cols'));
+  return i < 0 ? null : [Math.floor(i / cols), i % cols];
+}"""
+
+
+def open_playground(page, url: str) -> None:
+    page.goto(url + "/web/")
+    page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
+
+
+def steps(page) -> int:
+    return int(page.get_attribute("#oe-stage .oe-stage", "data-steps"))
+
+
+def wait_steps(page, n: int) -> None:
+    page.wait_for_selector(f'#oe-stage .oe-stage[data-steps="{n}"]')
+
+
+def clean(page) -> None:
+    assert page.console_errors == []
+    assert page.external_requests == []
+
+
+def web_sessions(url: str) -> int:
+    return httpx.get(url + "/web/sessions").json()["by_kind"].get("web", 0)
+
+
+def test_button_and_arrow_key_move_the_agent(page, grid_server):
+    open_playground(page, grid_server)
+    assert page.evaluate(AGENT_AT) == [0, 0]
+    page.click("#oe-stage .oe-act:has-text('Down')")
+    wait_steps(page, 1)
+    assert page.evaluate(AGENT_AT) == [1, 0]
+    page.keyboard.press("ArrowRight")
+    wait_steps(page, 2)
+    assert page.evaluate(AGENT_AT) == [1, 1]
+    page.keyboard.press("s")  # WASD works where the env declares arrows
+    wait_steps(page, 3)
+    assert page.evaluate(AGENT_AT) == [2, 1]
+    assert "-0.3" in page.inner_text("#oe-stage .oe-return")
+    clean(page)
+
+
+def test_two_visitors_get_separate_episodes(page, browser, grid_server):
+    open_playground(page, grid_server)
+    other = browser.new_context().new_page()
+    try:
+        open_playground(other, grid_server)
+        page.keyboard.press("ArrowDown")
+        wait_steps(page, 1)
+        other.keyboard.press("ArrowRight")
+        other.keyboard.press("ArrowRight")
+        wait_steps(other, 2)
+        assert page.evaluate(AGENT_AT) == [1, 0]
+        assert other.evaluate(AGENT_AT) == [0, 2]
+        assert steps(page) == 1
+    finally:
+        other.context.close()
+    clean(page)
+
+
+def test_invalid_form_value_shows_an_error_and_changes_nothing(page, grid_server):
+    open_playground(page, grid_server)
+    page.keyboard.press("ArrowDown")
+    wait_steps(page, 1)
+    board = page.inner_html("#oe-stage .oe-view")
+    page.fill("#oe-field-metadata textarea", "{not json")
+    page.click("#oe-step")
+    error = page.locator("#oe-form-msg .oe-error")
+    error.wait_for()
+    assert "metadata: not valid JSON" in error.inner_text()
+    assert "action: a value is required" in error.inner_text()
+    assert steps(page) == 1
+    assert page.inner_html("#oe-stage .oe-view") == board
+    clean(page)
+
+
+def test_form_step_applies_a_valid_action(page, grid_server):
+    open_playground(page, grid_server)
+    page.click("#oe-field-action input")
+    page.get_by_role("option", name="RIGHT").click()
+    page.click("#oe-step")
+    wait_steps(page, 1)
+    assert page.evaluate(AGENT_AT) == [0, 1]
+    clean(page)
+
+
+def test_reaching_the_goal_disables_the_action_buttons(page, grid_server):
+    open_playground(page, grid_server)
+    for n, key in enumerate(["ArrowDown"] * 4 + ["ArrowRight"] * 4, start=1):
+        page.keyboard.press(key)
+        wait_steps(page, n)
+    assert page.inner_text("#oe-stage .oe-status") == "done"
+    buttons = page.locator("#oe-stage .oe-act")
+    assert buttons.count() == 4
+    assert all(buttons.nth(i).is_disabled() for i in range(4))
+    assert "press Reset" in page.inner_text("#oe-stage .oe-msg")
+    page.click("#oe-reset")  # and Reset starts over
+    wait_steps(page, 0)
+    assert page.evaluate(AGENT_AT) == [0, 0]
+    clean(page)
+
+
+def test_exported_jsonl_matches_the_steps_taken(page, grid_server, tmp_path):
+    open_playground(page, grid_server)
+    moves = ["ArrowDown", "ArrowRight", "ArrowUp"]
+    for n, key in enumerate(moves, start=1):
+        page.keyboard.press(key)
+        wait_steps(page, n)
+    with page.expect_download() as download:
+        page.click("#oe-stage a.oe-dl:has-text('JSONL')")
+    lines = download.value.path().read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["action"]["action"] for r in records] == ["DOWN", "RIGHT", "UP"]
+    assert [(r["observation"]["x"], r["observation"]["y"]) for r in records] == [
+        (1, 0),
+        (1, 1),
+        (0, 1),
+    ]
+    assert [r["reward"] for r in records] == [-0.1, -0.1, -0.1]
+    assert [r["done"] for r in records] == [False, False, False]
+    href = page.get_attribute("#oe-stage a.oe-dl:has-text('GIF')", "href")
+    gif = page.context.request.get(f"{grid_server}/web/{href}")
+    assert gif.ok and gif.body()[:6] == b"GIF89a"
+    clean(page)
+
+
+def test_closing_the_tab_frees_its_session(browser, grid_server):
+    before = web_sessions(grid_server)
+    context = browser.new_context()
+    tab = context.new_page()
+    open_playground(tab, grid_server)
+    assert web_sessions(grid_server) == before + 1
+    tab.close()
+    context.close()
+    deadline = time.monotonic() + 10
+    while web_sessions(grid_server) > before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert web_sessions(grid_server) == before
+
+
+def test_python_snippet_runs_as_pasted(page, grid_server):
+    open_playground(page, grid_server)
+    page.keyboard.press("ArrowRight")
+    wait_steps(page, 1)
+    page.get_by_role("tab", name="Python").click()
+    code = page.locator("#oe-python code")
+    code.filter(has_text="GridWorldAction(action='RIGHT')").wait_for()
+    source = code.inner_text()
+    assert "from grid_world_env import GridWorldAction, GridWorldEnv" in source
+    assert f"GridWorldEnv(base_url='{grid_server}')" in source
+    run = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "reward: -0.1 done: False" in run.stdout
+    clean(page)
