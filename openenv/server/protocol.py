@@ -15,6 +15,8 @@ from openenv.core.errors import InvalidAction, InvalidJSON, OpenEnvError, Unknow
 
 MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp"})
 
+_encode = json.JSONEncoder(separators=(",", ":")).encode  # built once: replies are hot
+
 
 @dataclass(frozen=True)
 class Message:
@@ -60,7 +62,7 @@ def reply(kind: str, data: Any, request_id: Any = None) -> str:
     message: dict[str, Any] = {"type": kind, "data": data}
     if request_id is not None:
         message["request_id"] = request_id
-    return json.dumps(message, separators=(",", ":"))
+    return _encode(message)
 
 
 def error_reply(error: OpenEnvError, request_id: Any = None) -> str:

@@ -44,13 +44,40 @@ class Session:
     busy: int = 0
     closed: bool = False
     on_close: list[CloseHook] = field(default_factory=list)
+    sync_calls: int = 0  # sync env calls made so far
+    sync_avg_s: float = 0.0  # moving average of their duration
+    inline: bool = False  # sync calls run on the event loop (they proved fast)
+    slow_strikes: int = 0  # inline calls that took longer than SLOW_LIMIT_S
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
 
 
+# A sync env call this short costs less than the hop to a worker thread, so a session whose
+# recent calls average under the budget (a moving average, so that one reading inflated by the
+# OS or the GIL does not count for much) runs them on the event loop. SLOW_STRIKES inline calls
+# longer than SLOW_LIMIT_S send the session back to the worker pool for good.
+INLINE_BUDGET_S = 0.001
+SLOW_LIMIT_S = 0.01
+SLOW_STRIKES = 3
+INLINE_AFTER = 3
+_WEIGHT = 0.25
+
+
+def _timed(fn: Callable[..., Any], args: tuple[Any, ...], took: list[float]) -> Any:
+    start = time.perf_counter()
+    try:
+        return fn(*args)
+    finally:
+        took.append(time.perf_counter() - start)
+
+
 def _overrides(env: Environment, name: str) -> bool:
     return getattr(type(env), name) is not getattr(Environment, name)
+
+
+def _read_state(env: Environment) -> State:
+    return env.state
 
 
 class SessionManager:
@@ -58,8 +85,10 @@ class SessionManager:
 
     ``max_sessions`` bounds live sessions (a refused open raises ``CapacityReached``).
     ``idle_timeout_s`` closes sessions nobody used for that long (``None`` or 0 disables it).
-    Sync environment methods run in the shared worker pool, never on the event loop; an idle
-    session holds no thread. Calls on one session are serialised by its lock.
+    Sync environment methods run in the shared worker pool; a session whose calls prove fast
+    (under ``inline_budget_s``, the cost of the thread hop) runs them on the event loop instead
+    until one overruns the budget (``inline_budget_s=0`` disables this). An idle session holds
+    no thread. Calls on one session are serialised by its lock.
     """
 
     def __init__(
@@ -68,8 +97,10 @@ class SessionManager:
         *,
         max_sessions: int = 256,
         idle_timeout_s: float | None = 600.0,
+        inline_budget_s: float = INLINE_BUDGET_S,
     ) -> None:
         self._factory = env_factory
+        self.inline_budget_s = inline_budget_s
         self.max_sessions = max_sessions
         self.idle_timeout_s = idle_timeout_s or None
         self._sessions: dict[str, Session] = {}
@@ -146,7 +177,7 @@ class SessionManager:
         async def run(env: Environment) -> Observation:
             if _overrides(env, "reset_async"):
                 return await env.reset_async(**kwargs)
-            return await asyncio.to_thread(env.reset, **kwargs)
+            return await self._sync(session, lambda: env.reset(**kwargs))
 
         return await self.run(session, run)
 
@@ -154,20 +185,46 @@ class SessionManager:
         async def run(env: Environment) -> Observation:
             if _overrides(env, "step_async"):
                 return await env.step_async(action)
-            return await asyncio.to_thread(env.step, action)
+            return await self._sync(session, env.step, action)
 
         return await self.run(session, run)
 
     async def state(self, session: Session) -> State:
-        return await self.call(session, lambda env: env.state)
+        return await self.call(session, _read_state)
 
     async def call(self, session: Session, fn: Callable[[Environment], Any]) -> Any:
-        """Run a sync ``fn(env)`` (render, legal_actions, state…) in a worker thread."""
+        """Run a sync ``fn(env)`` (render, legal_actions, state…) without blocking the loop."""
 
         async def run(env: Environment) -> Any:
-            return await asyncio.to_thread(fn, env)
+            return await self._sync(session, fn, env)
 
         return await self.run(session, run)
+
+    async def _sync(self, session: Session, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run sync env code inline when the session has proved fast, else in a worker."""
+        took: list[float] = []
+        try:
+            if session.inline:
+                return _timed(fn, args, took)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, _timed, fn, args, took)
+        finally:
+            if took:
+                self._learn(session, took[0])
+
+    def _learn(self, session: Session, took: float) -> None:
+        if session.inline and took > SLOW_LIMIT_S:
+            session.slow_strikes += 1
+        first = session.sync_calls == 0
+        session.sync_calls += 1
+        session.sync_avg_s = (
+            took if first else session.sync_avg_s + _WEIGHT * (took - session.sync_avg_s)
+        )
+        session.inline = (
+            session.slow_strikes < SLOW_STRIKES
+            and session.sync_calls >= INLINE_AFTER
+            and session.sync_avg_s <= self.inline_budget_s
+        )
 
     async def run(self, session: Session, fn: Callable[[Environment], Awaitable[Any]]) -> Any:
         """Run ``await fn(env)`` holding the session's lock; map env failures to wire errors."""

@@ -19,7 +19,8 @@ from openenv.server.sessions import Session, SessionManager
 
 log = logging.getLogger("openenv.server")
 
-# Close codes: 1008 policy violation (auth), 1013 try again later (capacity), 1001 going away.
+# Close codes: 1000 normal, 1008 policy violation (auth), 1013 try again later (capacity),
+# 1001 going away (idle session reaped, server shutting down).
 CLOSE_UNAUTHORIZED = 1008
 CLOSE_CAPACITY = 1013
 CLOSE_IDLE = 1001
@@ -61,8 +62,11 @@ class WsEndpoint:
         try:
             await self._serve(websocket, session)
         finally:
+            # The slot is free before the close frame goes out: a client that saw the
+            # connection close can open a new session at once.
             if owned:
-                await self.manager.close(session.id, "client disconnected")
+                await self.manager.close(session.id, "closed by client")
+            await _close_socket(websocket, "closed by client")
 
     async def _session(self, websocket: WebSocket) -> tuple[Session, bool]:
         """A new session, or the one named by ``?session_id=`` (owned by whoever opened it)."""
@@ -89,7 +93,6 @@ class WsEndpoint:
                 except (WebSocketDisconnect, RuntimeError):
                     return
             if not keep_open:
-                await _close_socket(websocket, "closed by client")
                 return
 
     async def _answer(self, session: Session, raw: Any) -> tuple[str | None, bool]:
@@ -143,4 +146,5 @@ async def _close_socket(websocket: WebSocket, reason: str) -> None:
             await websocket.send_text(
                 protocol.error_reply(SessionNotFound(f"session closed: {reason}"))
             )
-        await websocket.close(code=CLOSE_IDLE, reason=reason[:120])
+        going_away = "idle" in reason or "shutting down" in reason
+        await websocket.close(code=CLOSE_IDLE if going_away else 1000, reason=reason[:120])
