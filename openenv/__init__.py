@@ -5,3 +5,18 @@ Layers: ``openenv.core`` (wire types, the Environment contract, views, errors),
 """
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "AutoAction": "openenv.client.auto",
+    "AutoEnv": "openenv.client.auto",
+    "EnvPool": "openenv.client.pool",
+}
+
+
+def __getattr__(name: str):
+    """``from openenv import AutoEnv, AutoAction, EnvPool`` without importing them eagerly."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'openenv' has no attribute {name!r}")
