@@ -1,0 +1,160 @@
+"""Atari over the wire: seeded Pong frames, Breakout's game over, encodings, config, refusals."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ale_py", reason="the atari extra is not installed")
+
+from atari_env import AtariAction, AtariEnv
+from atari_env.server.environment import AtariEnvironment
+
+from openenv.core import ClientError, InvalidAction
+from tests.conftest import serve
+
+PONG_ACTIONS = ["NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE"]
+
+
+@pytest.fixture(scope="module")
+def url():
+    with serve("atari_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
+        yield base
+
+
+@pytest.fixture
+def env(url):
+    with AtariEnv(base_url=url).sync() as client:
+        yield client
+
+
+def play(env, seed: int, actions: list[int], **options):
+    first = env.reset(seed=seed, **options)
+    return [first, *(env.step(AtariAction(action_id=a)) for a in actions)]
+
+
+def test_pong_frames_are_rgb_uint8_and_move_between_steps(env):
+    results = play(env, 7, [2] * 40)
+    first = results[0].observation
+    assert first.screen_shape == [210, 160, 3]
+    assert first.legal_actions == list(range(6)) and first.action_meanings == PONG_ACTIONS
+    frames = [r.observation.screen_array() for r in results]
+    assert all(f.dtype == np.uint8 and f.shape == (210, 160, 3) for f in frames)
+    changed = sum(not np.array_equal(a, b) for a, b in itertools.pairwise(frames))
+    assert changed >= 30  # the paddle and the ball move almost every step
+    assert [r.observation.episode_frame_number for r in results[:3]] == [0, 4, 8]
+    assert all(r.reward == 0.0 and not r.done for r in results[1:])
+
+
+def test_a_seed_replays_the_same_episode_even_with_sticky_actions(env):
+    actions = [1, 2, 3, 2, 4, 5] * 8
+    a = play(env, 3, actions, repeat_action_probability=0.25)
+    b = play(env, 3, actions, repeat_action_probability=0.25)
+    c = play(env, 4, actions, repeat_action_probability=0.25)
+    screens = [[r.observation.screen.data for r in run] for run in (a, b, c)]
+    assert screens[0] == screens[1]
+    assert screens[0] != screens[2]
+
+
+def test_breakout_ends_at_game_over_after_losing_every_life(env):
+    result = env.reset(seed=0, game_name="breakout")
+    assert result.observation.lives == 5
+    assert result.observation.action_meanings == ["NOOP", "FIRE", "RIGHT", "LEFT"]
+    lives, steps = [], 0
+    while not result.done:
+        result = env.step(AtariAction(action_id=1 if steps % 30 == 0 else 0))  # serve, then idle
+        lives.append(result.observation.lives)
+        steps += 1
+        assert steps < 3000, "breakout did not end"
+    assert result.observation.metadata == {"terminated": True, "truncated": False}
+    assert lives[-1] == 0 and sorted(set(lives), reverse=True) == [5, 4, 3, 2, 1, 0]
+    with pytest.raises(ClientError, match="reset") as err:
+        env.step(AtariAction(action_id=0))
+    assert err.value.server_code == "SESSION_ERROR"
+
+
+def test_a_step_limit_truncates_the_episode(env):
+    env.reset(seed=1, max_episode_steps=3)
+    results = [env.step(AtariAction(action_id=0)) for _ in range(3)]
+    assert [r.done for r in results] == [False, False, True]
+    assert results[-1].observation.metadata == {"terminated": False, "truncated": True}
+
+
+@pytest.mark.parametrize(
+    ("options", "shape"),
+    [
+        ({"obs_type": "grayscale"}, [210, 160]),
+        ({"obs_type": "ram"}, [128]),
+        ({"frame_encoding": "png"}, [210, 160, 3]),
+        ({"frame_encoding": "raw"}, [210, 160, 3]),
+    ],
+)
+def test_observation_types_and_encodings_give_the_documented_shapes(env, options, shape):
+    result = env.reset(seed=2, **options)
+    assert result.observation.screen_shape == shape
+    assert list(result.observation.screen_array().shape) == shape
+
+
+def test_the_flat_list_the_reference_client_reads_is_available_on_request(env):
+    zlib_screen = env.reset(seed=5).observation.screen_array()
+    obs = env.reset(seed=5, frame_encoding="list").observation
+    assert isinstance(obs.screen, list) and len(obs.screen) == 210 * 160 * 3
+    assert np.array_equal(np.array(obs.screen).reshape(obs.screen_shape), zlib_screen)
+
+
+def test_an_action_outside_the_set_is_refused_and_the_game_is_unchanged(env):
+    env.reset(seed=1)
+    before = env.step(AtariAction(action_id=0)).observation
+    with pytest.raises(ClientError, match="0=NOOP, 1=FIRE") as err:
+        env.step(AtariAction(action_id=6))
+    assert err.value.server_code == "VALIDATION_ERROR"
+    after = env.step(AtariAction(action_id=0)).observation
+    assert after.episode_frame_number == before.episode_frame_number + 4
+
+
+def test_reference_client_fields_are_accepted_when_they_match_the_episode(env):
+    env.reset(seed=1)
+    ok = env.step(
+        {"action_id": 2, "game_name": "pong", "obs_type": "rgb", "full_action_space": False}
+    )
+    assert ok.observation.episode_frame_number == 4
+    with pytest.raises(ClientError, match="pass game_name to reset"):
+        env.step({"action_id": 2, "game_name": "breakout"})
+
+
+def test_unknown_game_and_bad_options_say_what_to_use(env):
+    with pytest.raises(ClientError, match=r"unknown Atari game 'pongg'.*pong"):
+        env.reset(game_name="pongg")
+    with pytest.raises(ClientError, match="rgb, grayscale, ram"):
+        env.reset(obs_type="hsv")
+    with pytest.raises(ClientError, match=r"mode 9 does not exist in pong; available: \[0, 1\]"):
+        env.reset(mode=9)
+
+
+def test_environment_variables_configure_the_game_and_options_override_them(monkeypatch):
+    monkeypatch.setenv("ATARI_GAME", "breakout")
+    monkeypatch.setenv("ATARI_FRAMESKIP", "2")
+    env = AtariEnvironment()
+    assert env.reset(seed=0).action_meanings == ["NOOP", "FIRE", "RIGHT", "LEFT"]
+    assert env.step(AtariAction(action_id=0)).episode_frame_number == 2
+    assert (env.state.game_name, env.state.frameskip, env.state.obs_type) == ("breakout", 2, "rgb")
+    assert env.reset(seed=0, game_name="pong").action_meanings == PONG_ACTIONS
+    monkeypatch.setenv("ATARI_FRAMESKIP", "zero")
+    with pytest.raises(InvalidAction, match=r"\$ATARI_FRAMESKIP='zero' is invalid"):
+        env.reset(seed=0)
+    env.close()
+
+
+def test_one_labelled_button_per_action_with_keys():
+    env = AtariEnvironment()
+    env.reset(seed=0, full_action_space=True)
+    buttons = env.legal_actions()
+    assert len(buttons) == 18
+    by_label = {b.label: b for b in buttons}
+    assert by_label["FIRE"].key == " " and by_label["UP"].key == "ArrowUp"
+    assert by_label["DOWNLEFTFIRE"].action == {"action_id": 17}
+    assert len({b.key for b in buttons}) == 18
+    assert env.render().pixels.shape == (210, 160, 3)
+    env.close()

@@ -1,0 +1,149 @@
+"""Frames on the wire: every encoding gives the same pixels back; bad input says how to fix it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openenv.core import InvalidAction
+from openenv.core.frames import (
+    ENCODING_ENV_VAR,
+    EncodedFrame,
+    decode_frame,
+    encode_frame,
+    resolve_encoding,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pong_like_frame() -> np.ndarray:
+    """A dark field, two paddles and a ball: the kind of frame Atari games draw."""
+    frame = np.zeros((210, 160, 3), dtype=np.uint8)
+    frame[:, :] = (144, 72, 17)
+    frame[34:194, :] = (144, 72, 17)
+    frame[90:106, 140:144] = (92, 186, 92)
+    frame[60:76, 16:20] = (213, 130, 74)
+    frame[120:124, 80:82] = (236, 236, 236)
+    return frame
+
+
+SHAPES = {
+    "rgb": pong_like_frame(),
+    "grayscale": np.arange(210 * 160, dtype=np.uint32).reshape(210, 160).astype(np.uint8),
+    "ram": np.arange(128, dtype=np.uint8),
+}
+
+
+@pytest.mark.parametrize("encoding", ["zlib", "png", "raw", "list"])
+@pytest.mark.parametrize("kind", sorted(SHAPES))
+def test_every_encoding_survives_json_and_gives_the_same_pixels(encoding, kind):
+    array = SHAPES[kind]
+    wire = encode_frame(array, encoding)
+    payload = json.loads(json.dumps(wire.model_dump() if isinstance(wire, EncodedFrame) else wire))
+    back = decode_frame(payload, list(array.shape))
+    assert back.dtype == np.uint8 and back.shape == array.shape
+    assert np.array_equal(back, array)
+
+
+def test_the_encoded_object_names_its_encoding_and_shape():
+    wire = encode_frame(pong_like_frame(), "zlib").model_dump()
+    assert set(wire) == {"encoding", "shape", "data"}
+    assert wire["encoding"] == "zlib" and wire["shape"] == [210, 160, 3]
+
+
+def test_zlib_makes_an_atari_frame_about_a_hundred_times_smaller_than_raw():
+    frame = pong_like_frame()
+    zlib_size = len(encode_frame(frame, "zlib").data)
+    raw_size = len(encode_frame(frame, "raw").data)
+    list_size = len(json.dumps(encode_frame(frame, "list")))
+    assert zlib_size * 50 < raw_size < list_size
+
+
+def test_png_data_is_a_png_file_a_browser_can_show():
+    data = base64.b64decode(encode_frame(pong_like_frame(), "png").data)
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_a_flat_list_needs_the_shape_to_get_its_dimensions_back():
+    flat = encode_frame(pong_like_frame(), "list")
+    assert isinstance(flat, list) and len(flat) == 210 * 160 * 3
+    assert decode_frame(flat).shape == (210 * 160 * 3,)
+    assert decode_frame(flat, [210, 160, 3]).shape == (210, 160, 3)
+
+
+def test_a_frame_whose_data_does_not_match_its_shape_is_refused():
+    wire = encode_frame(pong_like_frame(), "raw").model_dump()
+    wire["shape"] = [10, 10, 3]
+    with pytest.raises(ValueError, match="needs 300"):
+        decode_frame(wire)
+
+
+def test_non_uint8_pixels_are_refused_with_the_fix():
+    with pytest.raises(ValueError, match="astype"):
+        encode_frame(np.zeros((4, 4, 3), dtype=np.float32))
+
+
+def test_encoding_names_are_checked_and_the_server_default_comes_from_the_environment(
+    monkeypatch,
+):
+    monkeypatch.delenv(ENCODING_ENV_VAR, raising=False)
+    assert resolve_encoding() == "zlib"
+    monkeypatch.setenv(ENCODING_ENV_VAR, "LIST")
+    assert resolve_encoding() == "list"
+    assert resolve_encoding("png") == "png"
+    with pytest.raises(InvalidAction, match="zlib, png, raw, list"):
+        resolve_encoding("gif")
+    assert resolve_encoding("none", optional=True) == "none"
+
+
+EXTRAS = {
+    "atari_env": ("ale_py", "atari"),
+    "gymnasium_env": ("gymnasium", "gymnasium"),
+    "dm_control_env": ("dm_control", "dm_control"),
+}
+
+BLOCKED_IMPORTS = """
+import importlib, sys
+from pathlib import Path
+from openenv.hub.discovery import EnvUnavailable, import_app, load_entry
+for package, module in {blocked!r}.items():
+    sys.modules[module] = None  # as if the extra were not installed
+for package in {blocked!r}:
+    importlib.import_module(package)  # the client side imports without the extra
+    try:
+        importlib.import_module(package + ".server.environment")
+    except ModuleNotFoundError as exc:
+        print(package, "server:", exc.name)
+    try:
+        import_app(load_entry(Path({envs!r}) / package))
+    except EnvUnavailable as exc:
+        print(package, "catalog:", exc)
+"""
+
+
+@pytest.fixture(scope="module")
+def without_extras() -> list[str]:
+    """What a user sees when none of the heavy extras is installed (one subprocess)."""
+    blocked = {package: module for package, (module, _) in EXTRAS.items()}
+    code = BLOCKED_IMPORTS.format(blocked=blocked, envs=str(ROOT / "envs"))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+@pytest.mark.parametrize("package", sorted(EXTRAS))
+def test_missing_extra_message(without_extras, package):
+    module, extra = EXTRAS[package]
+    assert f"{package} server: {module}" in without_extras
+    catalog = next(line for line in without_extras if line.startswith(f"{package} catalog:"))
+    assert f"missing module {module!r}" in catalog
+    assert f'pip install -e ".[{extra}]"' in catalog
