@@ -8,6 +8,7 @@ import time
 
 import httpx
 import pytest
+
 from tests.conftest import serve
 
 pytestmark = pytest.mark.browser
@@ -18,10 +19,10 @@ TOKEN = "s3cret-token"
 
 def make_parent():
     """A parent app mounting an env server under a prefix (uvicorn --factory target)."""
+    from grid_world_env.server.environment import GridWorldEnvironment
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
-    from grid_world_env.server.environment import GridWorldEnvironment
     from openenv.server import create_app
 
     child = create_app(GridWorldEnvironment, max_concurrent_envs=1)
