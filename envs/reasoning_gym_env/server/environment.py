@@ -1,0 +1,161 @@
+"""Single-step reasoning tasks from the reasoning-gym package, scored by each dataset's scorer.
+
+``reset`` picks a question: the dataset (``task_name``, or a weighted mix in ``task_specs``),
+its configuration (``task_config``) or curriculum level (``difficulty``), and the seed fix which
+one. ``step`` takes one answer; the reward is ``dataset.score_answer(answer, entry)`` (0..1) and
+the episode ends. Any text is a valid answer, so there are no illegal moves here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Any
+
+import reasoning_gym
+from reasoning_gym import factory
+from reasoning_gym.composite import DatasetSpec
+
+from openenv.core import Environment, InvalidAction, Text
+from reasoning_gym_env.models import ReasoningGymAction, ReasoningGymObservation, ReasoningGymState
+
+EXAMPLES = "leg_counting, basic_arithmetic, chain_sum, syllogism, mini_sudoku"
+MAX_DATASET_SIZE = 100_000
+
+
+def _is_spec(spec: Any) -> bool:
+    return isinstance(spec, dict) and isinstance(spec.get("name"), str)
+
+
+def _check_task(name: str) -> None:
+    if name not in factory.DATASETS or name == "composite":
+        raise InvalidAction(f"unknown reasoning-gym task {name!r}; try one of {EXAMPLES}")
+
+
+def _leveled_config(name: str, difficulty: int, seed: int, size: int) -> Any:
+    """The dataset's configuration at curriculum level ``difficulty`` (0 is easiest)."""
+    if name not in factory.CURRICULA:
+        raise InvalidAction(f"{name} has no difficulty levels; set task_config instead")
+    curriculum = factory.create_curriculum(name)
+    curriculum.set_global_level(difficulty)
+    return curriculum.generate_configuration({"seed": seed, "size": size})
+
+
+def _configured(config: Any, overrides: dict[str, Any]) -> Any:
+    try:
+        config = dataclasses.replace(config, **overrides)
+        if hasattr(config, "validate"):
+            config.validate()
+    except (TypeError, ValueError, AssertionError) as exc:
+        raise InvalidAction(f"task_config {overrides} is not valid: {exc}") from exc
+    return config
+
+
+def build_dataset(name, config, specs, difficulty, seed, size):
+    """A reasoning-gym dataset from the reset options; InvalidAction says what to fix."""
+    if specs:
+        mix = [DatasetSpec(s["name"], s.get("weight", 1.0), s.get("config", {})) for s in specs]
+        for spec in mix:
+            _check_task(spec.name)
+        try:
+            return reasoning_gym.create_dataset("composite", seed=seed, size=size, datasets=mix)
+        except (TypeError, ValueError, AssertionError) as exc:
+            raise InvalidAction(f"task_specs {specs} are not valid: {exc}") from exc
+    _check_task(name)
+    dataset_cls, config_cls = factory.DATASETS[name]
+    if difficulty is None:
+        base = config_cls(seed=seed, size=size)
+    else:
+        base = _leveled_config(name, difficulty, seed, size)
+    return dataset_cls(config=_configured(base, config))
+
+
+class ReasoningGymEnvironment(
+    Environment[ReasoningGymAction, ReasoningGymObservation, ReasoningGymState]
+):
+    def __init__(self) -> None:
+        self._dataset: Any = None
+        self._entry: dict[str, Any] = {"question": "", "answer": "", "metadata": {}}
+        self._state = ReasoningGymState()
+        self._last = ReasoningGymObservation()
+
+    def reset(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task_name: str = "leg_counting",
+        task_config: dict[str, Any] | None = None,
+        task_specs: list[dict[str, Any]] | None = None,
+        difficulty: int | None = None,
+        dataset_size: int = 100,
+    ) -> ReasoningGymObservation:
+        if not 1 <= dataset_size <= MAX_DATASET_SIZE:
+            raise InvalidAction(f"dataset_size must be 1..{MAX_DATASET_SIZE}; got {dataset_size}")
+        if difficulty is not None and difficulty < 0:
+            raise InvalidAction(f"difficulty is a curriculum level, 0 or more; got {difficulty}")
+        if task_specs is not None and not all(_is_spec(spec) for spec in task_specs):
+            raise InvalidAction(
+                'task_specs must be a list like [{"name": "leg_counting", "weight": 2}]'
+            )
+        dataset_seed = self.rng.randrange(2**31)
+        index = self.rng.randrange(dataset_size)
+        dataset = build_dataset(
+            task_name, task_config or {}, task_specs, difficulty, dataset_seed, dataset_size
+        )
+        self._entry = self._generate(dataset, index, task_name)
+        self._dataset = dataset
+        self._state = ReasoningGymState(
+            episode_id=episode_id or str(uuid.uuid4()),
+            task_name="composite" if task_specs else task_name,
+            task_config=dict(task_config or {}),
+            task_specs=task_specs,
+            difficulty=difficulty,
+            dataset_size=dataset_size,
+            dataset_seed=dataset_seed,
+            entry_index=index,
+        )
+        self._last = ReasoningGymObservation(
+            question=self._entry["question"], task=self._task(), message="Answer the question."
+        )
+        return self._last
+
+    def step(self, action: ReasoningGymAction) -> ReasoningGymObservation:
+        score = float(self._dataset.score_answer(answer=action.answer, entry=self._entry))
+        self._state.step_count += 1
+        verdict = "Correct!" if score >= 1.0 else "Partly right." if score > 0 else "Not right."
+        self._last = ReasoningGymObservation(
+            question=self._entry["question"],
+            task=self._task(),
+            answer=action.answer,
+            score=score,
+            correct_answer=str(self._entry["answer"]),
+            message=f"{verdict} Score {score:g}.",
+            reward=score,
+            done=True,
+        )
+        return self._last
+
+    @property
+    def state(self) -> ReasoningGymState:
+        return self._state
+
+    def render(self) -> Text:
+        obs = self._last
+        parts = [f"[{obs.task}]", "", obs.question.strip()]
+        if obs.done:
+            parts += ["", f"Your answer: {obs.answer}", f"Reference answer: {obs.correct_answer}"]
+            parts.append(f"Score: {obs.score:g}")
+        return Text("\n".join(parts))
+
+    def _task(self) -> str:
+        return str(self._entry.get("metadata", {}).get("source_dataset", self._state.task_name))
+
+    @staticmethod
+    def _generate(dataset: Any, index: int, task: str) -> dict[str, Any]:
+        try:
+            return dataset[index]
+        except Exception as exc:  # third-party generators fail in many ways; report, don't hide
+            raise InvalidAction(
+                f"reasoning-gym could not generate question {index} of {task}: {exc!r}; "
+                "try another seed, task or task_config"
+            ) from exc

@@ -1,0 +1,116 @@
+"""Reasoning gym over the wire: questions from the seed, scored by the dataset's own scorer."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("reasoning_gym", reason="needs the reasoning_gym extra")
+
+import reasoning_gym
+from reasoning_gym_env import ReasoningGymAction, ReasoningGymEnv
+
+from openenv.core import ClientError
+from openenv.testing import check_env
+from tests.conftest import serve
+
+
+@pytest.fixture(scope="module")
+def url():
+    with serve("reasoning_gym_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
+        yield base
+
+
+@pytest.fixture
+def env(url):
+    with ReasoningGymEnv(base_url=url).sync() as client:
+        yield client
+
+
+def expected_entry(env) -> dict:
+    """The entry the server drew, rebuilt from its state with reasoning-gym itself."""
+    state = env.state()
+    dataset = reasoning_gym.create_dataset(
+        state.task_name, seed=state.dataset_seed, size=state.dataset_size, **state.task_config
+    )
+    return dataset[state.entry_index]
+
+
+def test_a_correct_answer_scores_one_and_ends_the_episode(env):
+    obs = env.reset(seed=1, task_name="leg_counting").observation
+    assert obs.task == "leg_counting" and "legs" in obs.question and obs.score is None
+    entry = expected_entry(env)
+    assert entry["question"] == obs.question
+    result = env.step(ReasoningGymAction(answer=entry["answer"]))
+    assert result.done and result.reward == pytest.approx(1.0)
+    assert result.observation.score == 1.0 and result.observation.correct_answer == entry["answer"]
+    assert "Correct" in result.observation.message
+
+
+def test_a_wrong_answer_scores_zero_and_reveals_the_answer(env):
+    env.reset(seed=1, task_name="leg_counting")
+    entry = expected_entry(env)
+    result = env.step(ReasoningGymAction(answer="not a number"))
+    assert result.done and result.reward == pytest.approx(0.0)
+    assert result.observation.correct_answer == entry["answer"]
+    with pytest.raises(ClientError) as err:  # one answer per episode
+        env.step(ReasoningGymAction(answer=entry["answer"]))
+    assert err.value.server_code == "SESSION_ERROR"
+
+
+def test_task_config_and_difficulty_shape_the_question(env):
+    config = {"min_animals": 6, "max_animals": 6}
+    many = env.reset(seed=2, task_name="leg_counting", task_config=config).observation.question
+    assert env.state().task_config == config
+    assert many.split("you have")[1].count(",") == 5  # six kinds of animal
+    easy = env.reset(seed=2, task_name="leg_counting", difficulty=0).observation.question
+    assert easy.split("you have")[1].count(",") == 0  # level 0: one kind of animal
+    assert env.state().difficulty == 0
+
+
+def test_a_weighted_mix_of_tasks(env):
+    tasks = set()
+    for seed in range(8):
+        obs = env.reset(
+            seed=seed,
+            task_specs=[{"name": "leg_counting", "weight": 1}, {"name": "chain_sum", "weight": 1}],
+        ).observation
+        tasks.add(obs.task)
+    assert tasks == {"leg_counting", "chain_sum"}
+    assert env.state().task_name == "composite"
+
+
+def test_bad_options_are_refused_with_a_fix(env):
+    for options, expected in [
+        ({"task_name": "no_such_task"}, "unknown reasoning-gym task"),
+        ({"task_config": {"bogus": 1}}, "task_config"),
+        ({"task_name": "acre", "difficulty": 1}, "no difficulty levels"),
+        ({"task_specs": [{"weight": 1}]}, "task_specs must be a list"),
+    ]:
+        with pytest.raises(ClientError) as err:
+            env.reset(seed=0, **options)
+        assert err.value.server_code == "VALIDATION_ERROR" and expected in str(err.value)
+
+
+def test_the_same_seed_gives_the_same_question(env):
+    first = env.reset(seed=5, task_name="chain_sum").observation.question
+    assert env.reset(seed=5, task_name="chain_sum").observation.question == first
+    others = {env.reset(seed=s, task_name="chain_sum").observation.question for s in range(6, 10)}
+    assert first not in others
+
+
+def test_text_view_shows_the_question_then_the_verdict():
+    from reasoning_gym_env.server.environment import ReasoningGymEnvironment
+
+    env = ReasoningGymEnvironment()
+    obs = env.reset(seed=1)
+    before = env.render().text
+    assert obs.question.strip() in before and "Score" not in before
+    assert env.legal_actions() == []  # answers are typed in the form
+    env.step(ReasoningGymAction(answer="7"))
+    assert "Your answer: 7" in env.render().text and "Score: 0" in env.render().text
+
+
+def test_check_env_passes_with_typed_answers():
+    from reasoning_gym_env.server.environment import ReasoningGymEnvironment
+
+    check_env(ReasoningGymEnvironment(), actions=lambda env, rng: {"answer": str(rng.randrange(9))})
