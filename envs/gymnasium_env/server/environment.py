@@ -36,6 +36,9 @@ import re
 import uuid
 from typing import Any
 
+# Frames are drawn off-screen: keep pygame (used by the classic-control renderers) headless.
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
 import gymnasium as gym
 import numpy as np
 from gymnasium.envs.registration import load_env_creator
