@@ -157,4 +157,7 @@ def test_one_labelled_button_per_action_with_keys():
     assert by_label["DOWNLEFTFIRE"].action == {"action_id": 17}
     assert len({b.key for b in buttons}) == 18
     assert env.render().pixels.shape == (210, 160, 3)
+    env.reset(seed=0)
+    pong = {b.label: b.key for b in env.legal_actions()}
+    assert (pong["RIGHT"], pong["LEFT"], pong["FIRE"]) == ("ArrowUp", "ArrowDown", " ")
     env.close()

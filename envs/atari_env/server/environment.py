@@ -83,6 +83,12 @@ KEYS = {
     "DOWNLEFTFIRE": "z",
 }
 
+# Games whose paddle moves vertically: the joystick's RIGHT/LEFT move it up/down on screen
+# (minimal action set only; the full set has its own UP and DOWN).
+GAME_KEYS = {
+    "pong": {"RIGHT": ("ArrowUp", "paddle up"), "LEFT": ("ArrowDown", "paddle down")},
+}
+
 
 @dataclass(frozen=True)
 class AtariConfig:
@@ -154,10 +160,14 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         return Frame(self._ale.getScreenRGB()) if self._ale is not None else None
 
     def legal_actions(self) -> list[ActionChoice]:
-        return [
-            ActionChoice(name, {"action_id": i}, key=KEYS.get(name))
-            for i, name in enumerate(self._meanings())
-        ]
+        config = self._config
+        minimal = config is not None and not config.full_action_space
+        special = GAME_KEYS.get(config.game_name, {}) if minimal else {}
+        choices = []
+        for i, name in enumerate(self._meanings()):
+            key, description = special.get(name, (KEYS.get(name), ""))
+            choices.append(ActionChoice(name, {"action_id": i}, key=key, description=description))
+        return choices
 
     def close(self) -> None:
         self._ale = None
