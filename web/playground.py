@@ -63,6 +63,7 @@ def mount_playground(
     """Mount the playground at ``path`` on ``app``; return the Gradio Blocks."""
     controller = Controller(ctx)
     ctx.web["controller"] = controller
+    ctx.web["path"] = path
     _add_routes(app, controller, path)
     _add_favicon(app, ctx.manifest.emoji)
     demo = build_blocks(controller, path, gradio_builder, custom_tab_name)
@@ -77,6 +78,7 @@ def mount_playground(
         show_error=True,
     )
     _start_queue_on_first_request(app, path, demo)
+    ctx.web["blocks"] = demo
     return demo
 
 
@@ -257,9 +259,11 @@ class _Page:
             **fast,
         )
         self.reset_btn.click(
-            self.on_reset, [self.seed, *self.option_inputs], [self.stage, self.reset_msg], **fast
+            self.on_reset, {self.seed, *self.option_inputs}, [self.stage, self.reset_msg], **fast
         )
-        self.step_btn.click(self.on_step, self.action_inputs, [self.stage, self.form_msg], **fast)
+        self.step_btn.click(
+            self.on_step, set(self.action_inputs), [self.stage, self.form_msg], **fast
+        )
         self.stage.change(
             self.on_refresh,
             None,
@@ -295,11 +299,13 @@ class _Page:
         await self.controller.reset(tab, {})
         return stage_html(tab), gr.update(visible=False), "", ""
 
-    async def on_reset(self, seed: Any, *values: Any, request: gr.Request):
+    async def on_reset(self, form: dict[Any, Any], request: gr.Request):
         tab = self._tab(request)
         if not tab.authorized:
             return gr.skip(), _msg("Enter the API token first.", "error")
+        values = [form[c] for c in self.option_inputs]
         options, errors = forms.parse_values(self.option_specs, values)
+        seed = form[self.seed]
         if str(seed or "").strip():
             try:
                 options["seed"] = _seed(seed)
@@ -310,8 +316,9 @@ class _Page:
         ok = await self.controller.reset(tab, options)
         return stage_html(tab), _msg(tab.message if not ok else "", "error")
 
-    async def on_step(self, *values: Any, request: gr.Request):
+    async def on_step(self, form: dict[Any, Any], request: gr.Request):
         tab = self._tab(request)
+        values = [form[c] for c in self.action_inputs]
         action, errors = forms.parse_values(self.action_specs, values)
         if errors:
             return gr.skip(), _msg("Not sent, nothing changed: " + "; ".join(errors), "error")

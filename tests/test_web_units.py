@@ -1,0 +1,204 @@
+"""The playground's building blocks, without a browser: forms, drawing, exports, sessions."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+from grid_world_env.models import GridWorldAction
+from grid_world_env.server.environment import GridWorldEnvironment
+from PIL import Image
+from pydantic import Field
+
+from openenv.core import Action, Board, Cell, Frame, Svg, Text
+from openenv.server import create_app
+from web import forms
+from web.chart import reward_chart_svg
+from web.controller import Controller
+from web.export import episode_gif, episode_jsonl
+from web.raster import view_to_image, view_to_png
+from web.render import fold, view_html
+from web.snippet import ClientNames, client_names, python_snippet
+
+
+class RobotAction(Action):
+    speed: float = Field(ge=0, le=2.5, description="metres per second")
+    steps: int = Field(default=1, gt=0)
+    mode: str = "walk"
+    turbo: bool = False
+    path: list[int] = Field(default_factory=list)
+
+
+def specs_by_name(model) -> dict[str, forms.FieldSpec]:
+    return {s.name: s for s in forms.fields_from_schema(model.model_json_schema())}
+
+
+def test_action_schema_becomes_typed_fields():
+    specs = specs_by_name(RobotAction)
+    assert specs["speed"].kind == "number" and specs["speed"].required
+    assert (specs["speed"].minimum, specs["speed"].maximum) == (0, 2.5)
+    assert specs["steps"].kind == "int" and specs["steps"].exclusive == (True, False)
+    assert specs["turbo"].kind == "bool"
+    assert specs["mode"].kind == "string"
+    assert specs["path"].kind == "json" and specs["path"].json_type == "array"
+    grid = forms.fields_from_schema(GridWorldAction.model_json_schema())
+    assert [s.name for s in grid] == ["action", "metadata"]  # the env's fields first
+    assert grid[0].choices == ("UP", "DOWN", "LEFT", "RIGHT")
+
+
+def test_form_values_are_validated_one_message_per_field():
+    specs = forms.fields_from_schema(RobotAction.model_json_schema())
+    order = [s.name for s in specs]
+    values = {"speed": 3, "steps": 0, "mode": "", "turbo": True, "path": "[1, 2", "metadata": ""}
+    data, errors = forms.parse_values(specs, [values[n] for n in order])
+    assert "speed: must be ≤ 2.5, got 3" in errors
+    assert "steps: must be > 0, got 0" in errors
+    assert any(e.startswith("path: not valid JSON") for e in errors)
+    assert data == {"turbo": True}  # blank optional fields are left to their defaults
+    good = {"speed": "1.5", "steps": 2, "mode": "run", "turbo": False, "path": "[1]"}
+    data, errors = forms.parse_values(specs, [good.get(n, "") for n in order])
+    assert errors == []
+    assert RobotAction(**data).speed == 1.5
+
+
+def test_reset_options_become_fields():
+    def reset(self, seed=None, episode_id=None, size: int = 5, hard: bool = False): ...
+
+    params = {
+        n: p
+        for n, p in __import__("inspect").signature(reset).parameters.items()
+        if n in ("size", "hard")
+    }
+    size, hard = forms.fields_from_parameters(params, reset)
+    assert (size.kind, size.default, size.required) == ("int", 5, False)
+    assert (hard.kind, hard.default) == ("bool", False)
+
+
+def test_views_are_drawn_as_html():
+    frame = Frame(np.zeros((4, 6, 3), np.uint8))
+    img = view_html(frame)
+    assert img.startswith('<img class="oe-frame"') and 'width="6" height="4"' in img
+    board = view_html(Board([[Cell("X", color="red", label="x")], [Cell("O")]], legend={"X": "me"}))
+    assert "--cols:1;--rows:2" in board and 'title="x"' in board and "me</span>" in board
+    assert view_html(Text("a < b")) == '<pre class="oe-text">a &lt; b</pre>'
+    svg = view_html(Svg('<svg onload="x()"><script>alert(1)</script><rect/></svg>'))
+    assert "script" not in svg and "onload" not in svg and "<rect/>" in svg
+
+
+def test_observations_without_a_view_fold_large_arrays():
+    html = view_html(None, {"pixels": [[0] * 20] * 20, "score": 3, "reward": 1, "done": False})
+    assert "array(20×20)" in html and "<dt>score</dt>" in html and "reward" not in html
+    assert fold(list(range(5))) == [0, 1, 2, 3, 4]
+    assert fold(list(range(100))) == "array(100)"
+
+
+def test_reward_chart_is_inline_svg():
+    assert "no steps yet" in reward_chart_svg([])
+    chart = reward_chart_svg([-0.1, -0.1, 1.0])
+    assert chart.startswith("<svg") and chart.count("<rect") == 3
+    assert chart.count('class="oe-bar-neg"') == 2
+    assert len(reward_chart_svg([0.5] * 5000)) < 60_000  # long episodes are thinned
+
+
+def test_board_and_frame_rasterise_for_gifs():
+    board = GridWorldEnvironment()
+    board.reset(seed=0)
+    image = view_to_image(board.render(), cell_px=20)
+    assert image.size == (101, 101)
+    assert image.getpixel((5, 5)) == (219, 234, 254)  # the agent's cell background
+    frame = Frame(np.full((3, 2, 3), 7, np.uint8))
+    assert Image.open(io.BytesIO(view_to_png(frame))).size == (2, 3)
+    assert view_to_image(Svg("<svg/>")) is None
+
+
+def test_exports():
+    steps = [{"action": {"a": 1}, "observation": {"x": 1}, "reward": -0.1, "done": False, "x": 9}]
+    line = json.loads(episode_jsonl(steps))
+    assert line == {"action": {"a": 1}, "observation": {"x": 1}, "reward": -0.1, "done": False}
+    frames = [view_to_png(Frame(np.full((8, 8, 3), v, np.uint8))) for v in (0, 255)]
+    gif = Image.open(io.BytesIO(episode_gif(frames)))
+    assert gif.format == "GIF" and gif.n_frames == 2 and gif.size == (480, 480)
+    assert episode_gif([]) is None
+
+
+def test_snippet_uses_the_env_package_or_the_generic_client():
+    names = client_names(GridWorldEnvironment, GridWorldAction)
+    assert names == ClientNames("grid_world_env", "GridWorldEnv", "GridWorldAction")
+    code = python_snippet(names, "http://h:1/envs/g", {"action": "UP", "metadata": {}}, {"seed": 3})
+    assert "from grid_world_env import GridWorldAction, GridWorldEnv" in code
+    assert "GridWorldEnv(base_url='http://h:1/envs/g')" in code
+    assert "env.reset(seed=3)" in code and "env.step(GridWorldAction(action='UP'))" in code
+    generic = python_snippet(ClientNames(None, None, None), "http://h", {"n": 1}, needs_token=True)
+    assert "GenericEnvClient" in generic and 'env.step({"n": 1})' in generic
+    assert "OPENENV_API_TOKEN" in generic
+    compile(code, "snippet", "exec")
+
+
+@pytest.fixture
+def controller():
+    app = create_app(GridWorldEnvironment, max_concurrent_envs=1, enable_web=False)
+    return Controller(app.state.openenv)
+
+
+async def test_refused_actions_change_nothing_and_a_full_server_says_so(controller):
+    tab = controller.new_tab("visitor-1")
+    assert await controller.reset(tab, {})
+    assert await controller.act(tab, 1)  # DOWN
+    before = (list(tab.episode.steps), tab.view_html)
+    assert not await controller.step(tab, {"action": "DIAGONAL"})
+    assert tab.message.startswith("Step refused, nothing changed: invalid action")
+    assert not await controller.act(tab, 9)
+    assert (tab.episode.steps, tab.view_html) == before
+    other = controller.new_tab("visitor-2")
+    assert not await controller.reset(other, {})
+    assert "server is full" in other.message
+    await controller.close(tab)
+    assert controller.manager.active == 0
+    assert await controller.reset(other, {})
+    await controller.close(other)
+
+
+async def test_unknown_reset_options_are_refused(controller):
+    tab = controller.new_tab(None)
+    assert not await controller.reset(tab, {"difficulty": 3})
+    assert "does not accept 'difficulty'" in tab.message
+    await controller.close(tab)
+
+
+class _Visitor:
+    """Stands in for gr.Request: the API only reads the visitor's session hash."""
+
+    session_hash = "custom-tab-visitor"
+
+
+async def test_gradio_builder_gets_its_tab_and_the_visitors_session():
+    import gradio as gr
+
+    from web.extension import PlaygroundAPI
+
+    seen: list[PlaygroundAPI] = []
+
+    def builder(api: PlaygroundAPI) -> None:
+        seen.append(api)
+        gr.Textbox(label="custom box")
+
+    app = create_app(GridWorldEnvironment, gradio_builder=builder, custom_tab_name="Tools")
+    labels = [
+        c.get("props", {}).get("label")
+        for c in app.state.openenv.web["blocks"].config["components"]
+    ]
+    assert "Tools" in labels and "custom box" in labels
+    api = seen[0]
+    assert api.manifest.name == "grid_world" and api.action_cls is GridWorldAction
+    controller = app.state.openenv.web["controller"]
+    tab = controller.new_tab(_Visitor.session_hash)
+    assert await controller.reset(tab, {})
+    payload = await api.step(_Visitor(), {"action": "RIGHT"})
+    assert payload["observation"]["y"] == 1
+    assert await api.call(_Visitor(), lambda env: env.state.y) == 1
+    assert 'data-steps="1"' in await api.stage_html(_Visitor())
+    with pytest.raises(gr.Error, match="refused"):
+        await api.step(_Visitor(), {"action": "NOWHERE"})
+    await controller.close(tab)
