@@ -16,7 +16,7 @@ from openenv.core.environment import Environment
 from openenv.core.errors import OpenEnvError
 from openenv.core.types import Action, Observation, State
 from openenv.server import http_routes
-from openenv.server.auth import configured_token
+from openenv.server.auth import configured_token, redact_logs
 from openenv.server.context import ServerContext
 from openenv.server.manifest import load_manifest, package_root
 from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
@@ -97,6 +97,7 @@ def create_app(
         manager=manager,
         token=configured_token(api_token),
     )
+    redact_logs(ctx.token)
 
     production = resolve_mode(mode) == "production"
     tools = McpService(ctx, production=production) if serves_tools(ctx) else None
