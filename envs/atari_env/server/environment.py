@@ -60,8 +60,9 @@ ENV_VARS = {
     "frameskip": "ATARI_FRAMESKIP",
     "max_episode_steps": "ATARI_MAX_EPISODE_STEPS",
 }
-# Keyboard keys (KeyboardEvent.key): arrows move, space fires, WASD move+fire, the numeric
-# keypad layout (7 9 1 3) gives diagonals and Q E Z C diagonals with fire.
+# Keyboard keys (KeyboardEvent.key): arrows (or the playground's WASD aliases) move, space
+# fires, Q E Z C are the diagonals around WASD, and the U I O / J L / M , . cluster around K
+# moves while firing.
 KEYS = {
     "NOOP": "n",
     "FIRE": " ",
@@ -69,18 +70,18 @@ KEYS = {
     "RIGHT": "ArrowRight",
     "LEFT": "ArrowLeft",
     "DOWN": "ArrowDown",
-    "UPRIGHT": "9",
-    "UPLEFT": "7",
-    "DOWNRIGHT": "3",
-    "DOWNLEFT": "1",
-    "UPFIRE": "w",
-    "RIGHTFIRE": "d",
-    "LEFTFIRE": "a",
-    "DOWNFIRE": "s",
-    "UPRIGHTFIRE": "e",
-    "UPLEFTFIRE": "q",
-    "DOWNRIGHTFIRE": "c",
-    "DOWNLEFTFIRE": "z",
+    "UPRIGHT": "e",
+    "UPLEFT": "q",
+    "DOWNRIGHT": "c",
+    "DOWNLEFT": "z",
+    "UPFIRE": "i",
+    "RIGHTFIRE": "l",
+    "LEFTFIRE": "j",
+    "DOWNFIRE": ",",
+    "UPRIGHTFIRE": "o",
+    "UPLEFTFIRE": "u",
+    "DOWNRIGHTFIRE": ".",
+    "DOWNLEFTFIRE": "m",
 }
 
 # Games whose paddle moves vertically: the joystick's RIGHT/LEFT move it up/down on screen
