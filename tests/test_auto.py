@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import sys
 import textwrap
-import types
 from pathlib import Path
 
 import pytest
 from grid_world_env import GridWorldAction, GridWorldEnv
 
 from openenv import AutoAction, AutoEnv
-from openenv.client.auto import _from_space
 from openenv.runtime import EnvNotFound, LocalProcessProvider, app_of_package
 
 API_ONLY = {"ENABLE_WEB_INTERFACE": "0"}
@@ -129,19 +127,24 @@ def test_an_unknown_name_suggests_the_closest_installed_one():
 
 
 def test_a_space_id_without_hub_support_says_spaces_are_offline(monkeypatch):
-    monkeypatch.setitem(sys.modules, "openenv.hub", types.ModuleType("openenv.hub"))
+    monkeypatch.setitem(sys.modules, "openenv.hub.spaces", None)  # as if not installed
     with pytest.raises(EnvNotFound, match="not reachable"):
-        AutoEnv.from_env("openenv/echo_env")
+        AutoEnv.from_env("openenv/grid_world")
 
 
-def test_a_space_id_is_handed_to_the_hub(monkeypatch):
-    calls = []
-    hub = types.ModuleType("openenv.hub")
-    hub.from_env = lambda repo_id, base_url=None, **kw: calls.append((repo_id, base_url)) or "c"
-    monkeypatch.setitem(sys.modules, "openenv.hub", hub)
-    assert _from_space("owner/space", "http://127.0.0.1:1") == "c"
-    assert AutoEnv.from_env("owner/space") == "c"
-    assert calls == [("owner/space", "http://127.0.0.1:1"), ("owner/space", None)]
+def test_a_space_id_gives_the_typed_client_of_the_space(monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    env = AutoEnv.from_env("Someone/grid_world")
+    assert isinstance(env, GridWorldEnv) and env._provider is None
+    assert env.base_url == "https://someone-grid-world.hf.space"
+    assert env._headers["Authorization"] == "Bearer hf_test_token"
+    local = AutoEnv.from_env("someone/grid-world-env", base_url="http://127.0.0.1:9")
+    assert isinstance(local, GridWorldEnv) and local.base_url == "http://127.0.0.1:9"
+
+
+def test_a_space_of_an_env_not_installed_is_not_downloaded():
+    with pytest.raises(EnvNotFound, match="no installed environment package"):
+        AutoEnv.from_env("someone/teleporter")
 
 
 def test_auto_classes_are_factories_only():

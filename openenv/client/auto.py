@@ -6,8 +6,8 @@
         client.step(AutoAction.from_env("grid_world")(action="RIGHT"))
 
 Names are matched loosely (``"echo"``, ``"echo-env"``, ``"echo_env"``) against installed env
-packages (see :mod:`openenv.runtime.packages`). A name with a ``/`` is a Hugging Face Space id
-and is handed to :mod:`openenv.hub`.
+packages (see :mod:`openenv.runtime.packages`). A name with a ``/`` is a Hugging Face Space
+(``owner/echo_env``): its client comes from the installed package, its URL from :mod:`openenv.hub`.
 """
 
 from __future__ import annotations
@@ -22,19 +22,27 @@ from openenv.runtime.packages import find_env_package, list_env_packages
 
 
 def _from_space(repo_id: str, base_url: str | None, **kwargs: Any) -> Any:
+    """A client of the Space ``owner/name``, typed by the installed package ``name``.
+
+    Code is never downloaded: the env package must be installed. The client connects to
+    ``base_url`` if given, else to the Space's URL (with the Hugging Face token, if any).
+    """
     try:
-        hub = importlib.import_module("openenv.hub")
+        spaces = importlib.import_module("openenv.hub.spaces")
     except ImportError:
-        hub = None
-    from_env = getattr(hub, "from_env", None)
-    if from_env is None:
         raise EnvNotFound(
             f"{repo_id!r} looks like a Hugging Face Space id, and Spaces are not reachable "
-            "from this installation (offline, or openenv.hub has no from_env). Install the "
-            "env package and use its name (AutoEnv.from_env('echo')), or pass base_url= of a "
-            "running server to its client class."
-        )
-    return from_env(repo_id, base_url=base_url, **kwargs)
+            "from this installation (openenv.hub is missing). Install the env package and "
+            "use its name (AutoEnv.from_env('echo')), or pass base_url= of a running server."
+        ) from None
+    client_cls = find_env_package(repo_id.rstrip("/").rsplit("/", 1)[-1]).client_class()
+    if base_url is None:
+        base_url = spaces.space_url(repo_id)
+        token = spaces.hub_token()
+        if token:
+            headers = kwargs.setdefault("headers", {})
+            headers.setdefault("Authorization", f"Bearer {token}")
+    return client_cls(base_url=base_url, **kwargs)
 
 
 class AutoEnv:
@@ -72,7 +80,7 @@ class AutoEnv:
         (image ``docker_image`` or ``<name>-env:latest``), else as a local process.
         ``env_vars`` go to the started server.
         """
-        if "/" in name and "://" not in name:
+        if "/" in name:
             return _from_space(name, base_url, **client_kwargs)
         package = find_env_package(name)
         client_cls = package.client_class()
