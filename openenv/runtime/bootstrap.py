@@ -79,7 +79,9 @@ def from_docker_image(
     timeout_s: float = DEFAULT_START_TIMEOUT_S,
     **client_kwargs: Any,
 ) -> Bootstrap[C]:
-    """What ``<Name>Env.from_docker_image(image)`` does; see :class:`DockerProvider`."""
+    """What ``<Name>Env.from_docker_image(image)`` does: a lazy handle on a client that owns a
+    ``DockerProvider(image, env_vars=..., port=..., container_port=...)``. A ``provider`` given
+    here (any :class:`Provider`, already configured) is used instead, and ``image`` ignored."""
 
     def make() -> C:
         chosen = provider
