@@ -96,8 +96,11 @@ class Environment(Generic[ActT, ObsT, StateT]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for name, guard in _GUARDS.items():
-            method = cls.__dict__.get(name)
-            if method is not None and not getattr(method, "_openenv_guarded", False):
+            # Resolved through the MRO, so a method from a mixin is guarded too.
+            method = cls.__dict__.get(name, getattr(cls, name, None))
+            if method is None or method is getattr(Environment, name):
+                continue
+            if not getattr(method, "_openenv_guarded", False):
                 setattr(cls, name, guard(method))
 
     # -- the contract -------------------------------------------------------------------
@@ -157,7 +160,7 @@ class Environment(Generic[ActT, ObsT, StateT]):
             for base in getattr(klass, "__orig_bases__", ()):
                 if typing.get_origin(base) is Environment:
                     args = [a if isinstance(a, type) else None for a in typing.get_args(base)]
-                    return [*args, None, None, None][:3]  # type: ignore[return-value]
+                    return tuple([*args, None, None, None][:3])  # type: ignore[return-value]
         return None, None, None
 
     @classmethod
