@@ -331,9 +331,7 @@ class MCPEnvironment(Environment[CallToolAction, CallToolObservation, State]):
 
     # -- the contract ---------------------------------------------------------------------
 
-    def reset(
-        self, seed: int | None = None, episode_id: str | None = None
-    ) -> CallToolObservation:
+    def reset(self, seed: int | None = None, episode_id: str | None = None) -> CallToolObservation:
         self._state = State(episode_id=episode_id or str(uuid.uuid4()))
         return CallToolObservation(metadata={"status": "ready"}, reward=0.0)
 

@@ -85,7 +85,9 @@ class SdkBridge:
     async def _call_tool(self, ctx: Any, params: Any) -> types.CallToolResult:
         name, arguments = params.name, dict(params.arguments or {})
         async with self._session(ctx) as session:
-            obs = await self.service.manager.call(session, lambda env: env.call_tool(name, arguments))
+            obs = await self.service.manager.call(
+                session, lambda env: env.call_tool(name, arguments)
+            )
         if obs.error is not None:
             text = f"{obs.error.error_type.value}: {obs.error.message}"
             return types.CallToolResult(content=[_text(text)], isError=True)
