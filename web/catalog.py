@@ -125,6 +125,10 @@ def create_catalog_app(envs_dir: Path, *, title: str = "OpenEnv Playground") -> 
             raise HTTPException(404, f"{name!r} has no picture preview ({thumb and thumb.kind})")
         return Response(thumb.data, media_type="image/png", headers=_CACHE)
 
+    async def favicon() -> Response:
+        # Browsers ask the site root, even from a playground under /envs/<name>/web/.
+        return Response(_FAVICON, media_type="image/svg+xml", headers=_CACHE)
+
     async def to_playground(name: str) -> RedirectResponse:
         if name not in by_name:
             raise HTTPException(404, f"no environment named {name!r}; see /api/envs")
@@ -134,6 +138,7 @@ def create_catalog_app(envs_dir: Path, *, title: str = "OpenEnv Playground") -> 
     app.add_api_route("/health", health, methods=["GET"], tags=["health"])
     app.add_api_route("/api/envs", envs, methods=["GET"], tags=["catalog"])
     app.add_api_route("/thumbs/{name}.png", thumbnail, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
     app.add_api_route("/envs/{name}", to_playground, methods=["GET"], include_in_schema=False)
     for item in items:
         if item.available:
@@ -142,6 +147,10 @@ def create_catalog_app(envs_dir: Path, *, title: str = "OpenEnv Playground") -> 
 
 
 _CACHE = {"Cache-Control": "public, max-age=300"}
+_FAVICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">'
+    '<text y=".9em" font-size="90">🕹️</text></svg>'
+)
 
 
 async def _ensure_thumbnails(items: list[CatalogEnv], lock: asyncio.Lock) -> None:

@@ -1,0 +1,95 @@
+"""``openenv build``: write the Space bundle (the Docker build context) and build the image.
+
+The image is built when a Docker engine answers (the ``docker`` CLI, else the docker SDK);
+otherwise the context is left ready with the command that builds it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from openenv.cli import ui
+from openenv.cli.targets import Target
+from openenv.cli.ui import CliError
+from openenv.hub.bundle import Bundle, BundleError, catalog_bundle, env_bundle
+
+
+def write_bundle(target: Target, out: Path, *, port: int, repo_id: str | None = None) -> Bundle:
+    """Render the Space bundle of ``target`` into ``out``."""
+    what = target.entry.name if target.entry else "the catalog"
+    try:
+        with ui.step(f"Rendering the Space bundle of {what} into {out}"):
+            if target.entry is not None:
+                bundle = env_bundle(target.entry.path, out, port=port, repo_id=repo_id)
+            else:
+                assert target.envs_dir is not None
+                bundle = catalog_bundle(target.envs_dir, out, port=port, repo_id=repo_id)
+    except BundleError as exc:
+        raise CliError(str(exc)) from None
+    ui.ok(f"{len(bundle.files())} files, {len(bundle.requirements)} requirements")
+    return bundle
+
+
+def default_tag(bundle: Bundle) -> str:
+    slug = bundle.name.lower().replace("_", "-").replace(" ", "-")
+    return f"{slug}-env:latest" if bundle.kind == "env" else f"{slug}:latest"
+
+
+def docker_engine() -> str | None:
+    """``"cli"`` or ``"sdk"`` when a Docker engine answers, else ``None``."""
+    if shutil.which("docker"):
+        probe = subprocess.run(
+            ["docker", "info", "--format", "{{.ServerVersion}}"],
+            capture_output=True,
+            text=True,
+            timeout=15,
+        )
+        if probe.returncode == 0:
+            return "cli"
+    try:
+        import docker
+        from docker.errors import DockerException
+    except ModuleNotFoundError:
+        return None
+    try:
+        docker.from_env().ping()
+    except DockerException:
+        return None
+    return "sdk"
+
+
+def build_image(bundle: Bundle, tag: str) -> bool:
+    """Build ``tag`` from the bundle; ``False`` (with a message) when there is no engine."""
+    engine = docker_engine()
+    if engine is None:
+        ui.warn("No Docker engine is reachable (is the daemon running?); the image was not built.")
+        ui.info(f"  The build context is ready: docker build -t {tag} {bundle.path}")
+        return False
+    with ui.step(f"Building the image {tag} with Docker ({engine})"):
+        if engine == "cli":
+            done = subprocess.run(["docker", "build", "-t", tag, str(bundle.path)])
+            if done.returncode != 0:
+                raise CliError(
+                    f"docker build failed (exit {done.returncode}); see its output above"
+                )
+        else:
+            _build_with_sdk(bundle.path, tag)
+    port = bundle.front_matter.get("app_port", 7860)
+    ui.ok(f"Image {tag} built; run it with: docker run -p {port}:{port} {tag}")
+    return True
+
+
+def _build_with_sdk(path: Path, tag: str) -> None:
+    import docker
+    from docker.errors import BuildError
+
+    try:
+        _, logs = docker.from_env().images.build(path=str(path), tag=tag, rm=True)
+    except BuildError as exc:
+        raise CliError(f"docker build failed: {exc}") from None
+    for chunk in logs:
+        line = chunk.get("stream", "").rstrip()
+        if line:
+            ui.info(ui.dim(line))

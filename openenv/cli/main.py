@@ -1,0 +1,242 @@
+"""``openenv``: scaffold, serve, validate, build and publish environments."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from openenv.cli import ui
+from openenv.cli.ui import CliError
+
+DESCRIPTION = """\
+Build OpenEnv environments, play them in the browser, and share them as Hugging Face Spaces.
+
+  openenv init my_game            scaffold my_game_env/ (passes validate as generated)
+  openenv serve my_game_env       serve it with its playground at /web
+  openenv validate my_game_env    layout, manifest and check_env, in-process
+  openenv push my_game_env --repo-id you/my-game
+
+PATH is an environment package (a directory with openenv.yaml), or a directory of them (the
+catalog). Without PATH: the current directory, else the catalog of this installation.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="openenv", description=DESCRIPTION, formatter_class=argparse.RawTextHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("init", help="scaffold a new environment package")
+    p.add_argument("name", metavar="NAME", help="environment name, e.g. my_game")
+    p.add_argument("--dir", default=".", help="where to create NAME_env/ (default: here)")
+    p.set_defaults(run=_init)
+
+    p = sub.add_parser("serve", help="run an environment (or the catalog) with its playground")
+    p.add_argument("path", nargs="?", metavar="PATH")
+    p.add_argument("--port", type=int, help="default: $PORT, else 8000 (catalog: 7860)")
+    p.add_argument("--host", help="default: $HOST, else 0.0.0.0")
+    p.set_defaults(run=_serve)
+
+    p = sub.add_parser("validate", help="check an environment in-process, or a server by URL")
+    p.add_argument("path", nargs="?", metavar="PATH")
+    p.add_argument("--url", help="check a running server over HTTP and /ws instead")
+    p.set_defaults(run=_validate)
+
+    p = sub.add_parser("build", help="write the Space bundle and build its Docker image")
+    p.add_argument("path", nargs="?", metavar="PATH")
+    p.add_argument("--out", help="bundle directory (default: ./build/<name>-space)")
+    p.add_argument("--tag", help="image tag (default: <name>-env:latest)")
+    p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
+    p.add_argument("--no-image", action="store_true", help="only write the bundle")
+    p.set_defaults(run=_build)
+
+    p = sub.add_parser("push", help="publish the environment as a Hugging Face Space")
+    p.add_argument("path", nargs="?", metavar="PATH")
+    p.add_argument("--repo-id", help="OWNER/NAME of the Space (default: <you>/<env name>)")
+    p.add_argument("--private", action="store_true", help="create the Space private")
+    p.add_argument("--dry-run", metavar="DIR", help="write the bundle to DIR; send nothing")
+    p.add_argument("--var", action="append", default=[], metavar="K=V", help="Space variable")
+    p.add_argument("--secret", action="append", default=[], metavar="K=V", help="Space secret")
+    p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
+    p.set_defaults(run=_push)
+
+    p = sub.add_parser("list", help="list the environments and whether they can run here")
+    p.add_argument("path", nargs="?", metavar="PATH")
+    p.set_defaults(run=_list)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``openenv`` console script; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except CliError as exc:
+        ui.fail(str(exc))
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+
+
+def _init(args: argparse.Namespace) -> int:
+    from openenv.cli.scaffold import names, scaffold
+
+    path = scaffold(args.name, Path(args.dir).resolve())
+    n = names(args.name)
+    ui.ok(f"Created {path}")
+    ui.info(
+        f"""
+  {n.package}/models.py              {n.cls}Action, {n.cls}Observation, {n.cls}State
+  {n.package}/server/environment.py  the rules (edit me)
+  {n.package}/server/app.py          the server, with the playground at /web
+  {n.package}/tests/                 check_env, the rules, the server
+
+Next:
+  openenv validate {path}
+  openenv serve {path}       then open http://localhost:8000/web/"""
+    )
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from openenv.cli.serve import run
+    from openenv.cli.targets import resolve
+    from openenv.hub.discovery import EnvUnavailable, import_app
+
+    target = resolve(args.path)
+    if target.entry is not None:
+        try:
+            app = import_app(target.entry)
+        except EnvUnavailable as exc:
+            raise CliError(str(exc)) from None
+        ui.info(f"{target.entry.emoji} {target.entry.title}: playground at /web/, API at /")
+        run(app, host=args.host, port=args.port, default_port=8000)
+        return 0
+    from web.catalog import create_catalog_app
+
+    ui.info(f"Catalog of {target.envs_dir}: landing page at /, each env under /envs/<name>/")
+    run(create_catalog_app(target.envs_dir), host=args.host, port=args.port, default_port=7860)
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    if args.url:
+        if args.path:
+            raise CliError("give PATH or --url, not both")
+        from openenv.cli.wire import validate_url
+        from openenv.hub.spaces import hub_token
+
+        token = hub_token() if ".hf.space" in args.url else None
+        report = validate_url(args.url, token=token)
+    else:
+        from openenv.cli.targets import resolve
+        from openenv.cli.validate import validate_package
+
+        target = resolve(args.path)
+        if target.entry is None:
+            raise CliError(
+                f"{target.envs_dir} holds several environments: validate one of them by PATH"
+            )
+        report = validate_package(target.entry)
+    report.print()
+    return report.exit_code
+
+
+def _default_out(name: str) -> Path:
+    return Path("build") / f"{name.lower().replace(' ', '-').replace('_', '-')}-space"
+
+
+def _build(args: argparse.Namespace) -> int:
+    from openenv.cli.build import build_image, default_tag, write_bundle
+    from openenv.cli.targets import resolve
+
+    target = resolve(args.path)
+    name = target.entry.name if target.entry else "catalog"
+    bundle = write_bundle(target, Path(args.out or _default_out(name)), port=args.port)
+    if args.no_image:
+        return 0
+    build_image(bundle, args.tag or default_tag(bundle))
+    return 0
+
+
+def _push(args: argparse.Namespace) -> int:
+    from openenv.cli.build import write_bundle
+    from openenv.cli.targets import resolve
+    from openenv.hub.publish import PublishError, default_repo_id, hub_api, parse_pairs, publish
+
+    target = resolve(args.path)
+    name = target.entry.name if target.entry else "openenv-playground"
+    try:
+        variables = parse_pairs(args.var, "--var")
+        secrets = parse_pairs(args.secret, "--secret")
+        if args.dry_run:
+            return _dry_run(target, args, variables, secrets)
+        api = hub_api()
+        repo_id = args.repo_id or default_repo_id(api, name)
+        with tempfile.TemporaryDirectory(prefix="openenv-space-") as tmp:
+            bundle = write_bundle(target, Path(tmp) / "space", port=args.port, repo_id=repo_id)
+            with ui.step(f"Publishing to the Hugging Face Hub as {repo_id}"):
+                done = publish(
+                    bundle.path,
+                    repo_id,
+                    api=api,
+                    private=args.private,
+                    variables=variables,
+                    secrets=secrets,
+                    say=lambda line: ui.info(ui.dim(f"  {line}")),
+                )
+    except PublishError as exc:
+        raise CliError(str(exc)) from None
+    ui.ok(f"Published {done.repo_id}")
+    ui.info(f"  Space:      {done.page}")
+    ui.info(f"  App:        {done.app_url}  (builds in a few minutes)")
+    ui.info(f'  Connect:    Env.from_env("{done.repo_id}")')
+    return 0
+
+
+def _dry_run(target, args: argparse.Namespace, variables: dict, secrets: dict) -> int:
+    from openenv.cli.build import write_bundle
+
+    repo_id = args.repo_id or "OWNER/NAME"
+    bundle = write_bundle(target, Path(args.dry_run), port=args.port, repo_id=args.repo_id)
+    visibility = "private" if args.private else "public"
+    ui.info(f"Dry run: nothing was sent. `openenv push` would create the {visibility} Space")
+    ui.info(f"  {repo_id} (docker SDK) and upload the {len(bundle.files())} files of {bundle.path}")
+    for key in variables:
+        ui.info(f"  and set the variable {key}")
+    for key in secrets:
+        ui.info(f"  and set the secret {key}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from openenv.cli.targets import resolve
+    from openenv.hub.discovery import EnvUnavailable, import_app
+
+    target = resolve(args.path)
+    entries = [target.entry] if target.entry else _entries(target.envs_dir)
+    os.environ["ENABLE_WEB_INTERFACE"] = "0"  # importing is the check; skip building playgrounds
+    width = max((len(e.name) for e in entries), default=4)
+    for entry in entries:
+        try:
+            import_app(entry)
+        except EnvUnavailable as exc:
+            hint = f"install: {exc.install}" if exc.install else exc.reason
+            ui.warn(f"{entry.name.ljust(width)}  unavailable ({exc.reason}); {hint}")
+            continue
+        ui.ok(f"{entry.name.ljust(width)}  available   {ui.dim(str(entry.path))}")
+    return 0
+
+
+def _entries(envs_dir: Path | None) -> list:
+    from openenv.hub.discovery import discover
+
+    return discover(envs_dir) if envs_dir else []
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""``openenv init NAME``: a new environment package from the templates in ``templates/env``.
+
+The package (``<name>_env/``) is a complete, working environment: models, client, server with
+its playground, manifest, README and tests. It passes ``openenv validate`` as generated.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from openenv.cli.ui import CliError
+
+TEMPLATES = Path(__file__).resolve().parent / "templates" / "env"
+SUFFIX = ".tmpl"
+
+
+@dataclass(frozen=True)
+class EnvNames:
+    """The spellings of one environment name: ``my_game``, ``my_game_env``, ``MyGame``."""
+
+    name: str
+
+    @property
+    def package(self) -> str:
+        return f"{self.name}_env"
+
+    @property
+    def cls(self) -> str:
+        return "".join(part[:1].upper() + part[1:] for part in self.name.split("_"))
+
+    @property
+    def title(self) -> str:
+        return self.name.replace("_", " ").title()
+
+
+def names(raw: str) -> EnvNames:
+    """Normalise NAME (``My-Game``, ``my_game_env``…) to ``my_game``; refuse what cannot be one."""
+    name = re.sub(r"[-\s.]+", "_", raw.strip()).lower().removesuffix("_env")
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or keyword.iskeyword(name):
+        raise CliError(
+            f"{raw!r} cannot name an environment: use letters, digits and underscores, starting "
+            "with a letter (e.g. `openenv init my_game`)"
+        )
+    return EnvNames(name)
+
+
+def scaffold(raw_name: str, parent: Path) -> Path:
+    """Write ``parent/<name>_env/`` from the templates; return its path."""
+    n = names(raw_name)
+    target = parent / n.package
+    if target.exists():
+        raise CliError(f"{target} already exists: pick another NAME or --dir")
+    values = {"name": n.name, "package": n.package, "Class": n.cls, "title": n.title}
+    for template in sorted(TEMPLATES.rglob(f"*{SUFFIX}")):
+        relative = template.relative_to(TEMPLATES).as_posix().removesuffix(SUFFIX)
+        relative = relative.replace("tests/test_env.py", f"tests/test_{n.name}.py")
+        out = target / relative
+        out.parent.mkdir(parents=True, exist_ok=True)
+        text = string.Template(template.read_text(encoding="utf-8")).substitute(values)
+        out.write_text(text, encoding="utf-8")
+    return target

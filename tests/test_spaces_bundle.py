@@ -1,0 +1,191 @@
+"""Space bundles: what the Hub would receive, and the bundle booting exactly as the Space would.
+
+The boot tests run the Dockerfile's CMD with its ENV (``$PORT`` set to a free port) from the
+bundle directory, with the interpreter of a clean virtualenv that holds only the bundle's
+``requirements.txt`` (cached under ~/.cache/openenv-playground/, keyed by the requirements'
+hash). No Docker engine is needed: the container's only job is to run that command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import ROOT, free_port, stop_process_group, wait_healthy
+
+from openenv.hub.bundle import (
+    HUB_COLORS,
+    SHORT_DESCRIPTION_MAX,
+    catalog_bundle,
+    dockerfile_runtime,
+    env_bundle,
+    read_front_matter,
+)
+
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "openenv-playground"
+
+
+def bundle_python(requirements_txt: Path) -> Path:
+    """A clean virtualenv with exactly the bundle's requirements; reused across runs."""
+    key = hashlib.sha256(requirements_txt.read_bytes()).hexdigest()[:16]
+    home = CACHE / f"space-venv-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
+    python = home / "bin" / "python"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{home.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (home / ".ready").is_file():
+            return python
+        shutil.rmtree(home, ignore_errors=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(home)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+             "-r", str(requirements_txt)],
+            check=True,
+        )  # fmt: skip
+        (home / ".ready").write_text(requirements_txt.read_text())
+    return python
+
+
+@contextlib.contextmanager
+def boot_like_a_space(bundle: Path) -> Iterator[str]:
+    """Run the Dockerfile's CMD, with its ENV and a free $PORT, from the bundle directory."""
+    env_vars, cmd = dockerfile_runtime((bundle / "Dockerfile").read_text())
+    python = bundle_python(bundle / "requirements.txt")
+    assert cmd[0] == "python", f"the Space's CMD should start with python, got {cmd}"
+    port = free_port()
+    container_only = {"PATH", "HOME"}  # they describe the image's filesystem, not this machine
+    env = {k: v for k, v in env_vars.items() if k not in container_only}
+    env.update(PORT=str(port), PATH=f"{python.parent}:/usr/bin:/bin", HOME=str(bundle.parent))
+    proc = subprocess.Popen([str(python), *cmd[1:]], cwd=bundle, env=env, start_new_session=True)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process_group(proc)
+
+
+def step_down_in_the_playground(page) -> None:
+    """Click the grid world's Down button; the playground counts one step, the agent moves."""
+    page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
+    page.click("#oe-stage .oe-act:has-text('Down')")
+    page.wait_for_selector('#oe-stage .oe-stage[data-steps="1"]')
+    cells = page.locator("#oe-stage .oe-board .oe-cell")
+    assert cells.nth(5).get_attribute("title") == "agent"  # row 1, column 0 of the 5x5 grid
+
+
+@pytest.fixture(scope="module")
+def grid_bundle(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("space") / "grid_world"
+    env_bundle(ROOT / "envs" / "grid_world_env", out, repo_id="someone/grid-world")
+    return out
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("space") / "catalog"
+    catalog_bundle(ROOT / "envs", out, repo_id="someone/playground")
+    return out
+
+
+def _front_matter(bundle: Path) -> dict:
+    return read_front_matter((bundle / "README.md").read_text(encoding="utf-8"))
+
+
+def test_env_space_readme_has_the_hub_front_matter(grid_bundle: Path) -> None:
+    meta = _front_matter(grid_bundle)
+    assert meta["sdk"] == "docker"
+    assert meta["base_path"] == "/web"
+    assert meta["tags"][0] == "openenv" and "grid" in meta["tags"]
+    assert meta["title"] == "Grid World" and meta["emoji"] == "🤖"
+    assert meta["colorFrom"] in HUB_COLORS and meta["colorTo"] in HUB_COLORS
+    assert 0 < len(meta["short_description"]) <= SHORT_DESCRIPTION_MAX
+    assert 'GridWorldEnv.from_env("someone/grid-world")' in (grid_bundle / "README.md").read_text()
+
+
+def test_dockerfile_serves_the_front_matter_port_as_user_1000(grid_bundle: Path) -> None:
+    dockerfile = (grid_bundle / "Dockerfile").read_text()
+    port = _front_matter(grid_bundle)["app_port"]
+    env, cmd = dockerfile_runtime(dockerfile)
+    assert dockerfile.startswith("#") and "\nFROM python:3.11-slim\n" in dockerfile
+    assert re.search(r"useradd .*--uid 1000 user", dockerfile) and "\nUSER user\n" in dockerfile
+    assert env["PORT"] == str(port) and env["HOST"] == "0.0.0.0"
+    assert f"\nEXPOSE {port}\n" in dockerfile
+    assert "HEALTHCHECK" in dockerfile and "/health" in dockerfile
+    assert "pip install --no-cache-dir --user -r requirements.txt" in dockerfile
+    assert cmd == ["python", "app.py"]
+
+
+def test_bundle_vendors_the_framework_and_the_env(grid_bundle: Path) -> None:
+    files = set(
+        (grid_bundle / p).relative_to(grid_bundle).as_posix() for p in os.listdir(grid_bundle)
+    )
+    assert {"Dockerfile", "README.md", "app.py", "requirements.txt", "openenv", "web"} <= files
+    assert (grid_bundle / "openenv" / "server" / "app.py").is_file()
+    assert (grid_bundle / "web" / "playground.py").is_file()
+    assert (grid_bundle / "envs" / "grid_world_env" / "openenv.yaml").is_file()
+    assert not list(grid_bundle.rglob("__pycache__"))
+    reqs = (grid_bundle / "requirements.txt").read_text().split()
+    assert any(r.startswith("gradio==") for r in reqs) and any(
+        r.startswith("fastapi==") for r in reqs
+    )
+
+
+def test_catalog_space_lists_every_env_and_opens_on_the_landing_page(catalog: Path) -> None:
+    meta = _front_matter(catalog)
+    assert meta["sdk"] == "docker" and meta["base_path"] == "/" and "openenv" in meta["tags"]
+    readme = (catalog / "README.md").read_text()
+    for env_dir in (ROOT / "envs").glob("*/openenv.yaml"):
+        assert (catalog / "envs" / env_dir.parent.name / "openenv.yaml").is_file()
+    assert "https://someone-playground.hf.space/envs/grid_world" in readme
+    assert (catalog / "app.py").read_text() == (ROOT / "app.py").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_env_bundle_boots_as_the_space_and_its_playground_plays(grid_bundle: Path, page) -> None:
+    with boot_like_a_space(grid_bundle) as url:
+        assert httpx.get(url + "/health").json() == {"status": "healthy"}
+        assert httpx.get(url + "/schema").json()["action"]["title"] == "GridWorldAction"
+        page.goto(url + "/web/")
+        step_down_in_the_playground(page)
+        assert not page.external_requests, page.external_requests
+        assert not page.console_errors, page.console_errors
+
+
+@pytest.mark.slow
+def test_env_bundle_runs_the_vendored_framework(grid_bundle: Path) -> None:
+    python = bundle_python(grid_bundle / "requirements.txt")
+    where = subprocess.run(
+        [str(python), "-c", "import app, openenv, grid_world_env; "
+         "print(openenv.__file__); print(grid_world_env.__file__)"],
+        cwd=grid_bundle, env={"PATH": "/usr/bin:/bin", "PORT": "1"}, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    for line in where.stdout.split():
+        assert Path(line).resolve().is_relative_to(grid_bundle.resolve()), line
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_catalog_bundle_boots_as_the_space(catalog: Path, page) -> None:
+    with boot_like_a_space(catalog) as url:
+        envs = httpx.get(url + "/api/envs").json()
+        assert any(e["name"] == "grid_world" and e["available"] for e in envs)
+        assert httpx.get(url + "/envs/grid_world/health").json() == {"status": "healthy"}
+        page.goto(url + "/")
+        page.get_by_role("link", name=re.compile("Open playground")).first.wait_for()
+        page.locator('.card[data-name="grid_world"] a.btn.primary').click()
+        page.wait_for_url(re.compile(r"/envs/grid_world/web/"))
+        step_down_in_the_playground(page)
+        assert not page.console_errors, page.console_errors
