@@ -10,8 +10,8 @@ grayscale screen, a 128-byte RAM dump…) in one of four encodings:
     cheapest per step measured in ``bench/bench_frames.py``.
 ``"png"``
     Same object with ``"encoding": "png"`` and the base64 of a PNG file (RGB, or grayscale for
-    2-D arrays; a 1-D array is stored as a 1×N image). Slower to make, but a browser can show
-    ``"data:image/png;base64," + data`` as it is.
+    2-D arrays; a 1-D array is stored as a 1×N image; see :func:`png_bytes`). A browser can
+    show ``"data:image/png;base64," + data`` as it is.
 ``"raw"``
     Same object with the base64 of the uncompressed bytes.
 ``"list"``
@@ -30,6 +30,7 @@ import base64
 import io
 import math
 import os
+import struct
 import zlib
 from typing import Literal
 
@@ -43,6 +44,7 @@ DEFAULT_ENCODING = "zlib"
 ENCODING_ENV_VAR = "OPENENV_FRAME_ENCODING"
 NO_FRAME = "none"
 ZLIB_LEVEL = 1
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 class EncodedFrame(BaseModel):
@@ -89,7 +91,7 @@ def encode_frame(array: np.ndarray, encoding: str = DEFAULT_ENCODING) -> FrameDa
     if encoding == "zlib":
         payload = zlib.compress(pixels.tobytes(), ZLIB_LEVEL)
     elif encoding == "png":
-        payload = _png_bytes(pixels)
+        payload = png_bytes(pixels)
     elif encoding == "raw":
         payload = pixels.tobytes()
     else:
@@ -124,18 +126,35 @@ def decode_frame(obj: FrameData | dict, shape: list[int] | tuple[int, ...] | Non
     return np.frombuffer(raw, dtype=np.uint8).reshape(obj.shape)
 
 
-def _png_bytes(pixels: np.ndarray) -> bytes:
-    from PIL import Image
+def png_bytes(pixels: np.ndarray) -> bytes:
+    """A PNG file of a ``uint8`` HxWx3 (RGB) or HxW (grayscale) array; 1-D becomes 1xN.
 
+    Rows are stored unfiltered and deflated at level 1: a few times faster than Pillow's
+    encoder for the same size on rendered frames (flat colours, long runs).
+    """
+    pixels = np.ascontiguousarray(pixels, dtype=np.uint8)
     if pixels.ndim == 1:
         pixels = pixels.reshape(1, -1)
     if pixels.ndim not in (2, 3) or (pixels.ndim == 3 and pixels.shape[2] != 3):
         raise ValueError(f"png frames need HxW or HxWx3 arrays, got shape {pixels.shape}")
-    buffer = io.BytesIO()
-    Image.fromarray(pixels, "RGB" if pixels.ndim == 3 else "L").save(
-        buffer, format="PNG", compress_level=ZLIB_LEVEL
+    height, width = pixels.shape[:2]
+    rows = np.zeros((height, 1 + pixels[0].size), dtype=np.uint8)  # filter byte 0: none
+    rows[:, 1:] = pixels.reshape(height, -1)
+    colour = 2 if pixels.ndim == 3 else 0
+    header = struct.pack(">IIBBBBB", width, height, 8, colour, 0, 0, 0)
+    return b"".join(
+        (
+            PNG_SIGNATURE,
+            _png_chunk(b"IHDR", header),
+            _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), ZLIB_LEVEL)),
+            _png_chunk(b"IEND", b""),
+        )
     )
-    return buffer.getvalue()
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    crc = zlib.crc32(kind + data)
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
 
 def _from_png(raw: bytes, shape: list[int]) -> np.ndarray:

@@ -7,7 +7,6 @@ playground, a GIF export, or a notebook's ``_repr_png_``; environments never ret
 from __future__ import annotations
 
 import base64
-import io
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,11 +34,9 @@ class Frame:
         return int(self.pixels.shape[0]), int(self.pixels.shape[1])
 
     def to_png(self) -> bytes:
-        from PIL import Image
+        from openenv.core.frames import png_bytes  # fast unfiltered encoder (autoplay speed)
 
-        buffer = io.BytesIO()
-        Image.fromarray(self.pixels, "RGB").save(buffer, format="PNG", compress_level=1)
-        return buffer.getvalue()
+        return png_bytes(self.pixels)
 
     def _repr_png_(self) -> bytes:
         return self.to_png()

@@ -1,0 +1,270 @@
+"""Frames on the wire: what each encoding costs, and Atari Pong over /ws against raw ale-py.
+
+Prints figures; asserts nothing. Reproduce with::
+
+    python bench/bench_frames.py            # encodings, raw vs /ws, browser autoplay
+    python bench/bench_frames.py --quick    # shorter runs
+    python bench/bench_frames.py --no-browser
+
+1. Encoding: encode time, JSON size and decode time of one Pong frame per encoding.
+2. Steps/s of the same Pong loop (random legal actions, frameskip 4, RGB screen):
+   raw ``ale-py`` in this process, ``AtariEnvironment.step`` in this process, and the typed
+   ``AtariEnv`` client over ``/ws`` to a uvicorn server (one session), per encoding. The ratio
+   to the raw rate measured in the same run is the figure the issue asks for (target ≥ 0.5).
+3. Browser: the playground autoplaying Pong and CartPole in headless Chromium; frames/s are
+   counted from the playground's frame image changing (see ``browser_fps``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from atari_env import AtariAction, AtariEnv  # noqa: E402
+from atari_env.server.environment import AtariEnvironment  # noqa: E402
+
+from openenv.core.frames import ENCODINGS, decode_frame, encode_frame  # noqa: E402
+from tests.conftest import serve  # noqa: E402
+
+SEED = 0
+
+
+def best_of(fn, repeats: int, number: int) -> float:
+    """Best mean seconds per call over ``repeats`` runs of ``number`` calls (noise-resistant)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def pong_frames(count: int) -> list[np.ndarray]:
+    env = AtariEnvironment()
+    env.reset(seed=SEED)
+    rng = random.Random(SEED)
+    frames = []
+    for _ in range(count):
+        env.step(AtariAction(action_id=rng.randrange(6)))
+        frames.append(env.render().pixels)
+    env.close()
+    return frames
+
+
+def bench_encodings(quick: bool) -> None:
+    frames = pong_frames(20)
+    frame = frames[-1]
+    print("\n## 1. One Pong frame (210x160x3 = 100,800 bytes) per encoding")
+    print(f"{'encoding':>9} {'JSON bytes':>11} {'encode us':>10} {'decode us':>10}")
+    number = 20 if quick else 60
+    for encoding in ENCODINGS:
+        wire = encode_frame(frame, encoding)
+        payload = wire if isinstance(wire, list) else wire.model_dump()
+        text = json.dumps(payload)
+        n = max(2, number // 10) if encoding == "list" else number
+        enc = best_of(lambda e=encoding: json.dumps(_dumpable(encode_frame(frame, e))), 3, n)
+        dec = best_of(lambda t=text: decode_frame(json.loads(t), [210, 160, 3]), 3, n)
+        print(f"{encoding:>9} {len(text):>11,} {enc * 1e6:>10.0f} {dec * 1e6:>10.0f}")
+
+
+def _dumpable(wire):
+    return wire if isinstance(wire, list) else wire.model_dump()
+
+
+def raw_ale_rate(seconds: float) -> float:
+    """The env's inner loop without the framework: 4 frames per action, then the RGB screen."""
+    env = AtariEnvironment()
+    env.reset(seed=SEED)
+    ale, actions = env._ale, env._actions  # the same emulator setup the env uses
+    rng = random.Random(SEED)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        button = actions[rng.randrange(len(actions))]
+        for _ in range(4):
+            ale.act(button)
+            if ale.game_over():
+                ale.reset_game()
+                break
+        ale.getScreenRGB()
+        steps += 1
+    env.close()
+    return steps / (time.perf_counter() - start)
+
+
+def env_rate(seconds: float, encoding: str) -> float:
+    env = AtariEnvironment()
+    env.reset(seed=SEED, frame_encoding=encoding)
+    rng = random.Random(SEED)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        if env.step(AtariAction(action_id=rng.randrange(6))).done:
+            env.reset(frame_encoding=encoding)
+        steps += 1
+    env.close()
+    return steps / (time.perf_counter() - start)
+
+
+async def ws_rate(url: str, seconds: float, encoding: str) -> tuple[float, float]:
+    """Typed async client over /ws: steps/s and the median JSON size of a step reply."""
+    rng = random.Random(SEED)
+    async with AtariEnv(base_url=url) as env:
+        await env.reset(seed=SEED, frame_encoding=encoding)
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            result = await env.step(AtariAction(action_id=rng.randrange(6)))
+            result.observation.screen_array()  # a client that uses the frame decodes it
+            if result.done:
+                await env.reset(frame_encoding=encoding)
+            steps += 1
+        rate = steps / (time.perf_counter() - start)
+        size = len(result.observation.model_dump_json())
+    return rate, size
+
+
+def bench_steps(quick: bool) -> None:
+    seconds = 2.0 if quick else 5.0
+    print("\n## 2. Pong steps/s (frameskip 4, RGB), same run")
+    with serve("atari_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as url:
+        for encoding in ("zlib", "png", "raw", "list"):
+            raw = raw_ale_rate(seconds)
+            local = env_rate(seconds, encoding)
+            wire, size = asyncio.run(ws_rate(url, seconds, encoding))
+            print(
+                f"{encoding:>5}: raw ale-py {raw:7.0f}/s | env.step {local:7.0f}/s | "
+                f"/ws typed client {wire:6.0f}/s = {wire / raw:.2f}x raw "
+                f"({size:,} B/step)"
+            )
+
+
+PLAYGROUNDS = {
+    "Pong (atari_env)": ("atari_env.server.app:app", "atari_env.server.environment"),
+    "CartPole (gymnasium_env)": (
+        "gymnasium_env.server.app:app",
+        "gymnasium_env.server.environment",
+    ),
+}
+FRAME = "#oe-stage img.oe-frame"
+
+
+def bench_browser(quick: bool) -> None:
+    """Autoplay at the slider's top speed (60 steps/s) and count the frames the page shows."""
+    print("\n## 3. Browser autoplay (headless Chromium, playground at /web, speed 60)")
+    if not (ROOT / "web" / "playground.py").is_file():
+        print("web/playground.py does not exist: nothing to measure")
+        return
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    seconds = 4.0 if quick else 10.0
+    server_ms = {label: playground_step_ms(label) for label in PLAYGROUNDS}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        for label, (app, _) in PLAYGROUNDS.items():
+            with serve(app, timeout=300) as url:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                calls: list[float] = []
+                page.on("requestfinished", lambda r, c=calls: _record_call(r, c))
+                page.goto(url + "/web/")
+                page.wait_for_selector(FRAME, timeout=120_000)
+                page.wait_for_function("() => window.openenvPlayground?.play", timeout=60_000)
+                calls.clear()
+                fps, frames, distinct, episodes = autoplay_fps(page, seconds)
+                page.close()
+            call_ms = statistics.median(calls) if calls else float("nan")
+            print(
+                f"{label}: {fps:5.1f} frames/s ({frames} frames, {distinct} distinct pictures, "
+                f"{episodes} episode(s)); per frame {1000 / max(fps, 1e-9):.1f} ms = "
+                f"server call {call_ms:.1f} ms (of which step + PNG + stage HTML "
+                f"{server_ms[label]:.1f} ms in-process) + page update"
+            )
+        browser.close()
+
+
+def _record_call(request, calls: list[float]) -> None:
+    """Durations of the playground's fast-path calls (POSTs other than Gradio's queue)."""
+    if request.method != "POST" or "queue" in request.url or "heartbeat" in request.url:
+        return
+    timing = request.timing
+    if timing.get("responseEnd", -1) > 0:
+        calls.append(timing["responseEnd"] - max(timing.get("requestStart", 0), 0))
+
+
+def autoplay_fps(page, seconds: float) -> tuple[float, int, int, int]:
+    """Play until ``seconds`` of playing time; a finished episode is reset and play resumes."""
+    playing_time, frames, episodes, pictures = 0.0, 0, 0, set()
+    while playing_time < seconds:
+        before = page.evaluate("() => window.openenvPlayground.frames || 0")
+        start = time.perf_counter()
+        page.evaluate("() => { window.openenvPlayground.play(0, 60); }")
+        while page.evaluate("() => window.openenvPlayground.isPlaying()"):
+            pictures.add(hash(page.get_attribute(FRAME, "src")))
+            if playing_time + time.perf_counter() - start >= seconds:
+                page.evaluate("() => window.openenvPlayground.stop()")
+            page.wait_for_timeout(50)
+        playing_time += time.perf_counter() - start
+        frames += page.evaluate("() => window.openenvPlayground.frames || 0") - before
+        episodes += 1
+        if playing_time < seconds:  # the episode ended: start another one
+            page.click("#oe-reset")
+            page.wait_for_selector("#oe-stage .oe-stage[data-steps='0']")
+    return frames / playing_time, frames, len(pictures), episodes
+
+
+def playground_step_ms(label: str) -> float:
+    """Server-side cost of one autoplay frame, in-process: random step, render, PNG, stage."""
+    import importlib
+
+    from openenv.server import create_app
+    from web.stage import stage_html
+
+    module = importlib.import_module(PLAYGROUNDS[label][1])
+    env_cls = next(
+        v for k, v in vars(module).items() if k.endswith("Environment") and k != "Environment"
+    )
+    ctrl = create_app(env_cls).state.openenv.web["controller"]
+
+    async def run() -> float:
+        tab = ctrl.new_tab("bench")
+        best = float("inf")
+        for _ in range(5):
+            await ctrl.reset(tab, {"seed": SEED})
+            start = time.perf_counter()
+            for _ in range(10):
+                await ctrl.random_step(tab)
+                stage_html(tab)
+            best = min(best, (time.perf_counter() - start) / 10)
+        await ctrl.close(tab)
+        return best * 1000
+
+    return asyncio.run(run())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter runs")
+    parser.add_argument("--no-browser", action="store_true", help="skip the playground")
+    args = parser.parse_args()
+    print(f"# bench_frames ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")
+    bench_encodings(args.quick)
+    bench_steps(args.quick)
+    if not args.no_browser:
+        bench_browser(args.quick)
+    print(f"\nload average at the end: {statistics.fmean(os.getloadavg()):.1f}")
+
+
+if __name__ == "__main__":
+    main()
