@@ -1,0 +1,185 @@
+"""Playground tabs for tool environments and for code: built through ``gradio_builder``.
+
+``tools_tab(api)``: a tool picker, a form per tool generated from its JSON input schema (nested
+objects and arrays are edited as JSON and sent as objects and arrays, never as strings), a Call
+button, and the result drawn legibly (text as text, structures as indented JSON, failures with
+their kind and message). ``code_tab(api)``: a Python editor with a Run button and the outputs
+(stdout, stderr, exit code) below it. Both act through ``api.step``, so every call is a step of
+the visitor's episode: it shows in the episode log with its reward.
+
+Wire them from an environment's server app (Gradio is imported only when the page is built)::
+
+    def playground_tab(api):
+        from web.tools_panel import tools_tab
+
+        tools_tab(api)
+
+    app = create_app(MyToolEnvironment, gradio_builder=playground_tab, custom_tab_name="Tools")
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+import gradio as gr
+
+from openenv.core.mcp import Tool, is_mcp_environment
+from web import forms
+from web.extension import PlaygroundAPI
+
+CODE_EXAMPLE = "x = 5 + 3\nprint(f'Result: {x}')"
+
+
+# -- tools --------------------------------------------------------------------------------------
+
+
+def tools_tab(api: PlaygroundAPI) -> None:
+    """Draw the tool picker, one form per tool, the Call button and the result area."""
+    tools = _tools(api)
+    if not tools:
+        gr.Markdown("This environment declares no tools.")
+        return
+    first = tools[0]
+    picker = gr.Dropdown(
+        choices=[t.name for t in tools], value=first.name, label="Tool", elem_id="oe-tool-picker"
+    )
+    about = gr.Markdown(_about(first), elem_id="oe-tool-about")
+    forms_by_tool: dict[str, tuple[gr.Group, list[forms.FieldSpec], list[Any]]] = {}
+    for tool in tools:
+        with gr.Group(visible=tool is first, elem_id=f"oe-tool-form-{tool.name}") as group:
+            specs = forms.fields_from_schema(tool.input_schema)
+            inputs = [_input(tool.name, spec, tool.input_schema) for spec in specs]
+            if not specs:
+                gr.Markdown("_This tool takes no arguments._")
+        forms_by_tool[tool.name] = (group, specs, inputs)
+    call = gr.Button("Call", variant="primary", elem_id="oe-tool-call")
+    result = gr.HTML(elem_id="oe-tool-result")
+    by_name = {t.name: t for t in tools}
+
+    def on_pick(name: str):
+        groups = [gr.update(visible=n == name) for n in forms_by_tool]
+        return [_about(by_name[name]), *groups]
+
+    async def on_call(form: dict[Any, Any], request: gr.Request):
+        name = form[picker]
+        _, specs, inputs = forms_by_tool[name]
+        arguments, errors = forms.parse_values(specs, [form[c] for c in inputs])
+        if errors:
+            return gr.skip(), _error_html("Not sent: " + "; ".join(errors))
+        action = {"type": "call_tool", "tool_name": name, "arguments": arguments}
+        data = await api.step(request, action)
+        return await api.stage_html(request), result_html(data)
+
+    groups = [group for group, _, _ in forms_by_tool.values()]
+    picker.change(on_pick, [picker], [about, *groups], show_progress="hidden")
+    every_input = {picker, *(c for _, _, inputs in forms_by_tool.values() for c in inputs)}
+    call.click(on_call, every_input, [api.stage, result], show_progress="hidden")
+
+
+def _tools(api: PlaygroundAPI) -> list[Tool]:
+    env_cls = api.ctx.env_cls
+    if not is_mcp_environment(env_cls):
+        return []
+    return [spec.tool for spec in env_cls.tool_specs().values()]  # type: ignore[union-attr]
+
+
+def _about(tool: Tool) -> str:
+    return f"**{tool.name}**: {tool.description}"
+
+
+def _input(tool: str, spec: forms.FieldSpec, schema: dict[str, Any]) -> Any:
+    common = {
+        "label": spec.label,
+        "info": spec.hint() or None,
+        "elem_id": f"oe-arg-{tool}-{spec.name}",
+    }
+    value = forms.initial_value(spec)
+    if spec.kind == "enum":
+        return gr.Dropdown(choices=[str(c) for c in spec.choices], value=value, **common)
+    if spec.kind == "bool":
+        return gr.Checkbox(value=value, **common)
+    if spec.kind in ("int", "number"):
+        return gr.Number(value=value, precision=0 if spec.kind == "int" else None, **common)
+    if spec.kind == "string":
+        return gr.Textbox(value=value, **common)
+    example = json.dumps(example_value(schema["properties"].get(spec.name, {})))
+    if spec.required and not value:
+        value = example
+    return gr.Textbox(value=value, lines=3, placeholder=example, **common)
+
+
+def example_value(schema: dict[str, Any], depth: int = 0) -> Any:
+    """A small value of the shape ``schema`` describes (the skeleton a JSON field starts from)."""
+    if "default" in schema:
+        return schema["default"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        return example_value(next((o for o in options if o.get("type") != "null"), {}), depth)
+    kind = schema.get("type")
+    if kind == "object" and depth < 4:
+        props = schema.get("properties", {})
+        required = schema.get("required", list(props))
+        return {name: example_value(props[name], depth + 1) for name in required if name in props}
+    if kind == "array" and depth < 4:
+        return [example_value(schema.get("items", {}), depth + 1)]
+    return {"string": "", "integer": 0, "number": 0.0, "boolean": False}.get(kind or "")
+
+
+def result_html(data: dict[str, Any]) -> str:
+    """A tool call's outcome for people: status line, then the value or the error."""
+    obs = data.get("observation") or {}
+    name = html.escape(str(obs.get("tool_name") or "tool"))
+    status = f"reward {data.get('reward')}" + (" · episode over" if data.get("done") else "")
+    error = obs.get("error")
+    if error:
+        kind = html.escape(str(error.get("error_type", "error")))
+        message = html.escape(str(error.get("message", "")))
+        return (
+            f'<div class="oe-tool-out oe-tool-failed"><p><b>✗ {name}</b> failed ({kind}) · '
+            f"{html.escape(status)}</p><pre>{message}</pre></div>"
+        )
+    value = (obs.get("result") or {}).get("data")
+    shown = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    return (
+        f'<div class="oe-tool-out"><p><b>✓ {name}</b> · {html.escape(status)}</p>'
+        f"<pre>{html.escape(shown)}</pre></div>"
+    )
+
+
+def _error_html(message: str) -> str:
+    return f'<div class="oe-tool-out oe-tool-failed"><pre>{html.escape(message)}</pre></div>'
+
+
+# -- code ---------------------------------------------------------------------------------------
+
+
+def code_tab(api: PlaygroundAPI, example: str = CODE_EXAMPLE) -> None:
+    """Draw a Python editor, a Run button, and stdout / stderr / exit code under it."""
+    editor = gr.Code(value=example, language="python", label="Python", elem_id="oe-code")
+    run = gr.Button("▶ Run", variant="primary", elem_id="oe-code-run")
+    status = gr.HTML(elem_id="oe-code-status")
+    stdout = gr.Textbox(label="stdout", lines=6, interactive=False, elem_id="oe-code-stdout")
+    stderr = gr.Textbox(label="stderr", lines=4, interactive=False, elem_id="oe-code-stderr")
+
+    async def on_run(source: str, request: gr.Request):
+        data = await api.step(request, {"code": source or ""})
+        obs = data.get("observation") or {}
+        return (
+            await api.stage_html(request),
+            run_status_html(obs.get("exit_code"), data.get("reward")),
+            obs.get("stdout", ""),
+            obs.get("stderr", ""),
+        )
+
+    run.click(on_run, [editor], [api.stage, status, stdout, stderr], show_progress="minimal")
+
+
+def run_status_html(exit_code: Any, reward: Any) -> str:
+    ok = exit_code == 0
+    css = "oe-ok" if ok else "oe-error"
+    text = f"exit code {exit_code} · reward {reward}"
+    return f'<span class="{css}">{"✓" if ok else "✗"} {html.escape(text)}</span>'
