@@ -40,7 +40,9 @@ from wordle_env.server.words import (
 WIN_REWARD = 1.0
 MAX_GUESSES = 10
 COLOURS = {GREEN: "#6aaa64", YELLOW: "#c9b458", GREY: "#787c7e"}
-KEYBOARD = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+# The alphabet in rows of seven under the guesses, each letter in its best known colour.
+ALPHABET_ROWS = ("abcdefg", "hijklmn", "opqrstu", "vwxyz")
+WIDTH = 7
 
 
 class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState]):
@@ -102,8 +104,9 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         s = self._state
         if not self._answer:
             return None
-        rows = [self._guess_row(i) for i in range(s.max_guesses)]
-        rows += [[self._key(letter) for letter in line] for line in KEYBOARD]
+        rows = [_centred(self._guess_row(i)) for i in range(s.max_guesses)]
+        rows.append(_centred([]))
+        rows += [_centred([self._key(letter) for letter in line]) for line in ALPHABET_ROWS]
         legend = {"green": "right place", "yellow": "elsewhere in the word", "grey": "not in it"}
         left = s.max_guesses - len(s.guesses)
         return Board(rows, legend=legend, caption=f"{left} guesses left; type a word below.")
@@ -141,6 +144,13 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         if mark is None:
             return Cell(letter.upper(), color="#1e293b", background="#d3d6da", label="unused")
         return Cell(letter.upper(), color="#ffffff", background=COLOURS[mark], label=mark)
+
+
+def _centred(cells: list[Cell]) -> list[Cell]:
+    """Pad a row to WIDTH cells with invisible ones, half on each side."""
+    blank = Cell("", background="transparent")
+    left = (WIDTH - len(cells)) // 2
+    return [blank] * left + cells + [blank] * (WIDTH - len(cells) - left)
 
 
 def _chosen(word: str) -> str:
