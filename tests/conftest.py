@@ -55,8 +55,12 @@ def serve(
     args: list[str] | None = None,
     cwd: Path | None = None,
     health_path: str = "",
+    timeout: float = 60.0,
 ) -> Iterator[str]:
-    """Run ``uvicorn <app>`` in a subprocess on a free loopback port; yield its base URL."""
+    """Run ``uvicorn <app>`` in a subprocess on a free loopback port; yield its base URL.
+
+    ``timeout`` bounds the wait for ``/health`` (raise it for apps that import Gradio).
+    """
     port = free_port()
     cmd = [
         sys.executable,
@@ -75,7 +79,7 @@ def serve(
     proc = subprocess.Popen(cmd, env=full_env, cwd=cwd or ROOT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(base + health_path, proc)
+        wait_healthy(base + health_path, proc, timeout)
         yield base
     finally:
         stop_process_group(proc)
