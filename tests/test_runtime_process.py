@@ -15,7 +15,7 @@ import pytest
 from grid_world_env import GridWorldAction, GridWorldEnv
 from maze_env import MazeEnv
 
-from openenv.runtime import LocalProcessProvider, ProviderError, app_of_package, launch_client
+from openenv.runtime import LocalProcessProvider, ProviderError, app_of_package
 
 ROOT = Path(__file__).resolve().parent.parent
 API_ONLY = {"ENABLE_WEB_INTERFACE": "0"}  # these tests need no playground: start faster
@@ -98,16 +98,6 @@ def test_a_server_that_cannot_start_reports_its_own_error(tmp_path: Path):
         pass
     assert "no module named gizmo" in str(info.value)
     assert provider.base_url is None
-
-
-async def test_closing_a_launched_client_stops_its_server():
-    provider = LocalProcessProvider(app_of_package("grid_world_env"), env_vars=API_ONLY)
-    client = launch_client(GridWorldEnv, provider)
-    pid = provider.pid
-    async with client:
-        assert await walk_to_goal(client) == pytest.approx(0.3)
-    assert provider.base_url is None
-    assert wait_until_gone(pid) == []
 
 
 OWNER_SCRIPT = textwrap.dedent(

@@ -3,33 +3,34 @@
 ``LocalProcessProvider(app)`` and ``DockerProvider(image)`` share one interface
 (:class:`Provider`: start → base URL, wait_until_healthy, logs, stop). ``launch_client`` binds
 a provider to a typed client that stops it on close; ``find_env_package`` locates installed
-environment packages by name. The Docker provider imports the ``docker`` SDK only when used.
+environment packages by name. Names are imported on first use, so a server started by a
+provider (``openenv.runtime._child``) loads none of this, and the ``docker`` SDK is only
+imported when the Docker provider is used.
 """
 
-from openenv.runtime.base import Provider
-from openenv.runtime.bootstrap import Bootstrap, launch_client
-from openenv.runtime.errors import EnvNotFound, ProviderError
-from openenv.runtime.packages import EnvPackage, find_env_package, list_env_packages
-from openenv.runtime.process import LocalProcessProvider, app_of_package
+from __future__ import annotations
 
-__all__ = [
-    "Bootstrap",
-    "DockerProvider",
-    "EnvNotFound",
-    "EnvPackage",
-    "LocalProcessProvider",
-    "Provider",
-    "ProviderError",
-    "app_of_package",
-    "find_env_package",
-    "launch_client",
-    "list_env_packages",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Bootstrap": "openenv.runtime.bootstrap",
+    "DockerProvider": "openenv.runtime.docker_provider",
+    "EnvNotFound": "openenv.runtime.errors",
+    "EnvPackage": "openenv.runtime.packages",
+    "LocalProcessProvider": "openenv.runtime.process",
+    "Provider": "openenv.runtime.base",
+    "ProviderError": "openenv.runtime.errors",
+    "app_of_package": "openenv.runtime.process",
+    "find_env_package": "openenv.runtime.packages",
+    "launch_client": "openenv.runtime.bootstrap",
+    "list_env_packages": "openenv.runtime.packages",
+}
+
+__all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    if name == "DockerProvider":
-        from openenv.runtime.docker_provider import DockerProvider
-
-        return DockerProvider
-    raise AttributeError(f"module 'openenv.runtime' has no attribute {name!r}")
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'openenv.runtime' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
