@@ -133,8 +133,8 @@ class DockerProvider(Provider):
             return client.images.get(self.image)
         except docker.errors.ImageNotFound as exc:
             raise ProviderError(
-                f"image {self.image!r} is not on this Docker engine: build it first "
-                f"(`openenv build` in the env directory, or openenv.runtime.docker_build)"
+                f"image {self.image!r} is not on this Docker engine: build it first with "
+                f"`openenv build envs/<name>_env --tag {self.image}` (no registry is pulled)"
             ) from exc
 
     def _start(self) -> str:
