@@ -39,7 +39,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from openenv.core.errors import InvalidAction
 
-ENCODINGS = ("zlib", "png", "raw", "list")
+Encoding = Literal["zlib", "png", "raw", "list"]
+ENCODINGS: tuple[str, ...] = ("zlib", "png", "raw", "list")
 DEFAULT_ENCODING = "zlib"
 ENCODING_ENV_VAR = "OPENENV_FRAME_ENCODING"
 NO_FRAME = "none"

@@ -38,14 +38,14 @@ import dataclasses
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from ale_py import ALEInterface, LoggerMode, roms
 
 from atari_env.models import AtariAction, AtariObservation, AtariState
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction
-from openenv.core.frames import encode_frame, resolve_encoding
+from openenv.core.frames import Encoding, encode_frame, resolve_encoding
 
 ALEInterface.setLoggerMode(LoggerMode.Error)
 
@@ -121,14 +121,14 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         seed: int | None = None,
         episode_id: str | None = None,
         game_name: str | None = None,
-        obs_type: str | None = None,
+        obs_type: Literal["rgb", "grayscale", "ram"] | None = None,
         full_action_space: bool | None = None,
         mode: int | None = None,
         difficulty: int | None = None,
         repeat_action_probability: float | None = None,
         frameskip: int | None = None,
         max_episode_steps: int | None = None,
-        frame_encoding: str | None = None,
+        frame_encoding: Encoding | None = None,
     ) -> AtariObservation:
         options = {k: v for k, v in locals().items() if k in ENV_VARS}
         config = resolve_config(options)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 
@@ -105,7 +105,7 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         render_height: int | None = None,
         render_width: int | None = None,
         max_episode_steps: int | None = None,
-        frame_encoding: str | None = None,
+        frame_encoding: Literal["zlib", "png", "raw", "list"] | None = None,
     ) -> DMControlObservation:
         task = (domain_name or default("domain_name"), task_name or default("task_name"))
         height = _positive("render_height", render_height or default("render_height"))

@@ -34,7 +34,7 @@ import functools
 import os
 import re
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 # Frames are drawn off-screen: keep pygame (used by the classic-control renderers) headless.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -97,9 +97,9 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         episode_id: str | None = None,
         env_id: str | None = None,
         env_kwargs: dict[str, Any] | None = None,
-        render_mode: str | None = None,
+        render_mode: Literal["rgb_array", "ansi", "none"] | None = None,
         max_episode_steps: int | None = None,
-        frame_encoding: str | None = None,
+        frame_encoding: Literal["zlib", "png", "raw", "list", "none"] | None = None,
     ) -> GymnasiumObservation:
         env_id = env_id or default_env_id()
         self._encoding = resolve_encoding(frame_encoding, optional=True)
