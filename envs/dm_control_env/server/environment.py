@@ -92,6 +92,7 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         self._limit: int | None = None
         self._render = False
         self._encoding = "zlib"
+        self._frame: np.ndarray | None = None
         self._state = DMControlState()
 
     def reset(
@@ -137,7 +138,11 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         return self._state
 
     def render(self) -> Frame | None:
-        return Frame(self._pixels()) if self._env is not None else None
+        if self._env is None:
+            return None
+        if self._frame is None:  # not drawn for the observation: draw it now, once
+            self._frame = self._pixels()
+        return Frame(self._frame)
 
     def legal_actions(self) -> list[ActionChoice]:
         if self._env is None:
@@ -207,7 +212,7 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         truncated = (time_step.last() and not terminated) or (
             self._limit is not None and self._state.step_count >= self._limit
         )
-        pixels = self._pixels() if self._render else None
+        pixels = self._frame = self._pixels() if self._render else None
         return DMControlObservation(
             observations=observations,
             pixels=encode_frame(pixels, self._encoding) if pixels is not None else None,
