@@ -109,6 +109,24 @@ async def test_awaited_from_docker_image_passes_env_vars_and_cleans_up(engine, i
     assert containers_with_id(engine, container_id) == []
 
 
+def test_auto_env_and_env_pool_run_the_image_too(engine, image):
+    from openenv import AutoEnv, EnvPool
+
+    env = AutoEnv.from_env("grid-world", use_docker=True, docker_image=image, env_vars=API_ONLY)
+    with env.sync() as client:
+        assert client.reset().observation.x == 0
+        first = env._provider.container_id
+    pool = EnvPool.launch(
+        "grid_world", size=4, servers=2, use_docker=True, docker_image=image, env_vars=API_ONLY
+    )
+    ids = [p.container_id for p in pool._providers]
+    with pool.sync() as blocking:
+        assert all(r.ok for r in blocking.reset(seed=0))
+        results = blocking.step([GridWorldAction(action="DOWN")] * 4)
+        assert [r.observation.x for r in results] == [1, 1, 1, 1]
+    assert [containers_with_id(engine, cid) for cid in [first, *ids]] == [[], [], []]
+
+
 OWNER_SCRIPT = textwrap.dedent(
     """
     import sys, time

@@ -87,20 +87,10 @@ class AutoEnv:
         if base_url is not None:
             return client_cls(base_url=base_url, **client_kwargs)
         if provider is None:
-            provider = _default_provider(package, use_docker, docker_image, env_vars)
+            provider = package.provider(
+                use_docker=use_docker, image=docker_image, env_vars=env_vars
+            )
         return launch_client(client_cls, provider, timeout_s=wait_timeout, **client_kwargs)
-
-
-def _default_provider(
-    package: Any, use_docker: bool, image: str | None, env_vars: Mapping[str, str] | None
-) -> Any:
-    if use_docker:
-        from openenv.runtime.docker_provider import DockerProvider
-
-        return DockerProvider(image or package.image, env_vars=env_vars)
-    from openenv.runtime.process import LocalProcessProvider
-
-    return LocalProcessProvider(package.app, env_vars=env_vars)
 
 
 class AutoAction:

@@ -16,7 +16,7 @@ member. ``EnvPool.sync()`` gives the same API without ``await``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,14 +74,24 @@ class EnvPool:
         return cls([client_cls(base_url=urls[i % len(urls)], **kw) for i in range(size)])
 
     @classmethod
-    def launch(cls, name: str, size: int, servers: int = 1, **provider_kwargs: Any) -> EnvPool:
-        """Start ``servers`` local processes of env ``name`` and spread ``size`` sessions over
-        them; the pool stops the servers on close. ``provider_kwargs`` go to each provider."""
+    def launch(
+        cls,
+        name: str,
+        size: int,
+        servers: int = 1,
+        *,
+        use_docker: bool = False,
+        docker_image: str | None = None,
+        env_vars: Mapping[str, str] | None = None,
+    ) -> EnvPool:
+        """Start ``servers`` servers of env ``name`` (local processes, or containers of
+        ``docker_image`` when ``use_docker``) and spread ``size`` sessions over them round-robin.
+        The pool stops its servers on close."""
         from openenv.runtime.packages import find_env_package
-        from openenv.runtime.process import LocalProcessProvider
 
         package = find_env_package(name)
-        providers = [LocalProcessProvider(package.app, **provider_kwargs) for _ in range(servers)]
+        options = {"use_docker": use_docker, "image": docker_image, "env_vars": env_vars}
+        providers = [package.provider(**options) for _ in range(servers)]
         try:
             urls = [p.start() for p in providers]
             for provider in providers:

@@ -13,6 +13,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import pkgutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,22 @@ class EnvPackage:
     def image(self) -> str:
         """The default Docker image tag for this env (``grid-world-env:latest``)."""
         return f"{self.name.replace('_', '-')}-env:latest"
+
+    def provider(
+        self,
+        *,
+        use_docker: bool = False,
+        image: str | None = None,
+        env_vars: Mapping[str, str] | None = None,
+    ) -> Any:
+        """A new, unstarted provider of this env: a local process, or ``image`` in Docker."""
+        if use_docker:
+            from openenv.runtime.docker_provider import DockerProvider
+
+            return DockerProvider(image or self.image, env_vars=env_vars)
+        from openenv.runtime.process import LocalProcessProvider
+
+        return LocalProcessProvider(self.app, env_vars=env_vars)
 
     def client_class(self) -> type:
         """The package's typed client: ``<Name>Env``, else its only EnvClient subclass."""
