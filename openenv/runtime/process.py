@@ -2,7 +2,9 @@
 
 The default provider: no Docker, no network, one Python process per server on a free
 loopback port. The server lives in its own process group and watches a pipe held by this
-process, so it dies with us even when we are killed with SIGKILL (see ``_child``).
+process, so it dies with us even when we are killed with SIGKILL (see ``_child``). One caveat:
+a child forked without exec (``multiprocessing`` with the "fork" start method) inherits that
+pipe, and the server then also waits for that child to exit.
 """
 
 from __future__ import annotations
