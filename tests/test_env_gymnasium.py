@@ -54,7 +54,7 @@ def env(url):
 
 
 def play(env, env_id: str, actions: list, seed: int = 3, **options):
-    results = [env.reset(seed=seed, env_id=env_id, **options)]
+    results = [env.reset(seed=seed, env_id=env_id, render=True, **options)]
     for action in actions:
         if results[-1].done:
             break
@@ -106,10 +106,15 @@ def test_cartpole_falls_and_terminates(env):
 
 
 def test_a_step_limit_truncates_and_the_distinction_is_kept(env):
-    results = play(env, "MountainCar-v0", [1, 1, 1], max_episode_steps=3, frame_encoding="none")
+    results = play(env, "MountainCar-v0", [1, 1, 1], max_episode_steps=3)
     assert [r.done for r in results[1:]] == [False, False, True]
     assert results[-1].observation.metadata == {"terminated": False, "truncated": True}
-    assert results[-1].observation.frame is None  # frame_encoding="none" leaves frames out
+
+
+def test_frames_travel_only_on_request(env):
+    assert env.reset(seed=0, env_id="CartPole-v1").observation.frame is None
+    obs = env.reset(seed=0, env_id="CartPole-v1", render=True, frame_encoding="png").observation
+    assert obs.frame.encoding == "png" and obs.frame_array().shape == (400, 600, 3)
 
 
 def test_frozen_lake_pays_one_at_the_goal(env):
@@ -180,7 +185,7 @@ def test_state_describes_the_spaces(env):
 @pytest.mark.parametrize("env_id", sorted(CATALOG))
 def test_discrete_actions_become_labelled_buttons(env_id):
     env = GymnasiumEnvironment()
-    env.reset(seed=0, env_id=env_id, frame_encoding="none")
+    env.reset(seed=0, env_id=env_id)
     buttons = env.legal_actions()
     assert [b.label for b in buttons] == CATALOG[env_id][2]
     assert [b.action for b in buttons] == [{"action": i} for i in range(len(buttons))]
@@ -190,7 +195,7 @@ def test_discrete_actions_become_labelled_buttons(env_id):
 @minigrid
 def test_minigrid_buttons_use_its_action_names():
     env = GymnasiumEnvironment()
-    env.reset(seed=0, env_id=MINIGRID[0], frame_encoding="none")
+    env.reset(seed=0, env_id=MINIGRID[0])
     buttons = {b.label: b.key for b in env.legal_actions()}
     assert buttons["Forward"] == "ArrowUp" and "Toggle" in buttons and len(buttons) == 7
     env.close()

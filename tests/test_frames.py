@@ -100,7 +100,6 @@ def test_encoding_names_are_checked_and_the_server_default_comes_from_the_enviro
     assert resolve_encoding("png") == "png"
     with pytest.raises(InvalidAction, match="zlib, png, raw, list"):
         resolve_encoding("gif")
-    assert resolve_encoding("none", optional=True) == "none"
 
 
 EXTRAS = {

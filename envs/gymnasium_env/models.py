@@ -32,7 +32,9 @@ class GymnasiumObservation(Observation):
     observation: Any = Field(default=None, description="The observation in JSON form")
     info: dict[str, Any] = Field(default_factory=dict, description="The info dict in JSON form")
     frame: FrameData | None = Field(
-        default=None, description="The rgb_array render, encoded as in openenv.core.frames"
+        default=None,
+        description="The rgb_array render (reset option render=True), "
+        "encoded as in openenv.core.frames",
     )
     frame_shape: list[int] | None = Field(default=None, description="e.g. [400, 600, 3]")
     text: str | None = Field(default=None, description="The ansi render, without colour codes")
@@ -50,4 +52,5 @@ class GymnasiumState(State):
     max_episode_steps: int | None = None
     action_space: dict[str, Any] = Field(default_factory=dict)
     observation_space: dict[str, Any] = Field(default_factory=dict)
+    render: bool = False
     frame_encoding: str = "zlib"

@@ -43,7 +43,6 @@ Encoding = Literal["zlib", "png", "raw", "list"]
 ENCODINGS: tuple[str, ...] = ("zlib", "png", "raw", "list")
 DEFAULT_ENCODING = "zlib"
 ENCODING_ENV_VAR = "OPENENV_FRAME_ENCODING"
-NO_FRAME = "none"
 ZLIB_LEVEL = 1
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -66,17 +65,13 @@ FrameData = EncodedFrame | list[int]
 """The type of an observation field that carries a frame."""
 
 
-def resolve_encoding(name: str | None = None, *, optional: bool = False) -> str:
-    """Validate an encoding name; ``None`` means ``$OPENENV_FRAME_ENCODING`` or ``"zlib"``.
-
-    With ``optional=True`` the name ``"none"`` is accepted too (the frame is left out).
-    """
+def resolve_encoding(name: str | None = None) -> str:
+    """Validate an encoding name; ``None`` means ``$OPENENV_FRAME_ENCODING`` or ``"zlib"``."""
     chosen = name if name is not None else os.environ.get(ENCODING_ENV_VAR) or DEFAULT_ENCODING
     chosen = str(chosen).strip().lower()
-    allowed = (*ENCODINGS, NO_FRAME) if optional else ENCODINGS
-    if chosen not in allowed:
+    if chosen not in ENCODINGS:
         raise InvalidAction(
-            f"unknown frame encoding {chosen!r}; use one of: {', '.join(allowed)} "
+            f"unknown frame encoding {chosen!r}; use one of: {', '.join(ENCODINGS)} "
             f"(as the frame_encoding reset option or ${ENCODING_ENV_VAR})"
         )
     return chosen

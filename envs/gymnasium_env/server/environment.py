@@ -11,9 +11,11 @@ Reset options (each optional):
     ``rgb_array`` (default when the environment has it), ``ansi`` (text) or ``none``.
 ``max_episode_steps``
     A step limit (default: the one registered with the id).
+``render``
+    Put the ``rgb_array`` frame in every observation (``frame``). Off by default: drawing and
+    encoding a 600×400 frame costs milliseconds per step. The playground draws either way.
 ``frame_encoding``
-    How ``frame`` travels (:mod:`openenv.core.frames`); ``none`` leaves frames out of
-    observations, which makes steps much cheaper for training.
+    How ``frame`` travels (:mod:`openenv.core.frames`).
 
 Actions: ``{"action": ...}`` in the JSON form of the action space (``Discrete``: an int;
 ``Box``: a number or list of numbers within the bounds; ``MultiDiscrete``/``MultiBinary``: a
@@ -22,7 +24,8 @@ Discrete actions have labelled buttons (CartPole, MountainCar, Acrobot, FrozenLa
 CliffWalking, Blackjack, MiniGrid; ``action k`` otherwise).
 
 Observation: ``observation`` and ``info`` in JSON form (uint8 images of 1024+ values are sent
-as frames), ``frame`` (the ``rgb_array`` render) or ``text`` (the ``ansi`` render).
+as frames), ``frame`` (the ``rgb_array`` render, with ``render=True``) or ``text`` (the ``ansi``
+render).
 
 Reward: the environment's reward. ``done`` is ``terminated or truncated``; the two flags are in
 ``metadata``. Seeding: ``reset(seed=s)`` seeds the Gymnasium environment from ``self.rng``.
@@ -47,7 +50,7 @@ from gymnasium_env.models import GymnasiumAction, GymnasiumObservation, Gymnasiu
 from gymnasium_env.server import spaces as sp
 from gymnasium_env.server.labels import discrete_labels
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction, Text
-from openenv.core.frames import NO_FRAME, encode_frame, resolve_encoding
+from openenv.core.frames import encode_frame, resolve_encoding
 
 DEFAULT_ENV_ID = "CartPole-v1"
 ENV_ID_VAR = "GYM_ENV_ID"
@@ -88,6 +91,7 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         self._env: gym.Env | None = None
         self._key: tuple | None = None
         self._encoding = "zlib"
+        self._render = False
         self._frame: np.ndarray | None = None
         self._state = GymnasiumState()
 
@@ -99,10 +103,12 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         env_kwargs: dict[str, Any] | None = None,
         render_mode: Literal["rgb_array", "ansi", "none"] | None = None,
         max_episode_steps: int | None = None,
-        frame_encoding: Literal["zlib", "png", "raw", "list", "none"] | None = None,
+        render: bool = False,
+        frame_encoding: Literal["zlib", "png", "raw", "list"] | None = None,
     ) -> GymnasiumObservation:
         env_id = env_id or default_env_id()
-        self._encoding = resolve_encoding(frame_encoding, optional=True)
+        self._encoding = resolve_encoding(frame_encoding)
+        self._render = bool(render)
         self._open(env_id, render_mode, max_episode_steps, dict(env_kwargs or {}))
         obs, info = self._env.reset(seed=self.rng.randrange(2**31))
         env = self._env
@@ -113,6 +119,7 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
             max_episode_steps=env.spec.max_episode_steps if env.spec else None,
             action_space=sp.describe(env.action_space),
             observation_space=sp.describe(env.observation_space),
+            render=self._render,
             frame_encoding=self._encoding,
         )
         return self._observe(obs, info, 0.0, False, False)
@@ -197,7 +204,7 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         mode = self._env.render_mode
         if mode == "ansi":
             return None, _strip_ansi(self._env.render())
-        if mode != "rgb_array" or self._encoding == NO_FRAME:
+        if mode != "rgb_array" or not self._render:
             return None, None
         self._frame = np.asarray(self._env.render(), dtype=np.uint8)
         return encode_frame(self._frame, self._encoding), None

@@ -21,7 +21,7 @@ MAX_BUTTONS = 32
 def to_json(value: Any, encoding: str = "zlib") -> Any:
     """A JSON-friendly copy of an observation or info value (numpy arrays become lists)."""
     if isinstance(value, np.ndarray):
-        if _is_image(value) and encoding not in ("list", "none"):
+        if _is_image(value) and encoding != "list":
             return encode_frame(value, encoding).model_dump()
         return value.tolist()
     if isinstance(value, np.generic):
