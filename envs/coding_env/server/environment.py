@@ -17,6 +17,7 @@ themselves.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 from coding_env.models import CodeAction, CodeObservation, CodeState
@@ -50,6 +51,10 @@ class CodingEnvironment(Environment[CodeAction, CodeObservation, CodeState]):
             reward=1.0 if result.exit_code == 0 else 0.0,
         )
         return self._last
+
+    async def step_async(self, action: CodeAction) -> CodeObservation:
+        # A cell may run for seconds: always in a worker thread, never inline on the server's loop.
+        return await asyncio.to_thread(self.step, action)
 
     @property
     def state(self) -> CodeState:
