@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import ROOT, free_port, stop_process_group, wait_healthy
+from packaging.requirements import Requirement
 
 from openenv.hub.bundle import (
     HUB_COLORS,
@@ -32,6 +34,7 @@ from openenv.hub.bundle import (
     env_bundle,
     read_front_matter,
 )
+from openenv.hub.discovery import discover
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "openenv-playground"
 
@@ -98,6 +101,18 @@ def catalog(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def small_catalog(tmp_path_factory) -> Path:
+    """The catalog Space of two envs without extras: it boots in the grid world's virtualenv
+    (the full catalog's extras are checked above; installing them all here takes minutes)."""
+    envs = tmp_path_factory.mktemp("envs")
+    for package in ("grid_world_env", "maze_env"):
+        (envs / package).symlink_to(ROOT / "envs" / package)
+    out = tmp_path_factory.mktemp("space") / "small_catalog"
+    catalog_bundle(envs, out, repo_id="someone/playground")
+    return out
+
+
 def _front_matter(bundle: Path) -> dict:
     return read_front_matter((bundle / "README.md").read_text(encoding="utf-8"))
 
@@ -149,6 +164,12 @@ def test_catalog_space_lists_every_env_and_opens_on_the_landing_page(catalog: Pa
         assert (catalog / "envs" / env_dir.parent.name / "openenv.yaml").is_file()
     assert "https://someone-playground.hf.space/envs/grid_world" in readme
     assert (catalog / "app.py").read_text() == (ROOT / "app.py").read_text()
+    reqs = (catalog / "requirements.txt").read_text().split()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for extra in {e.extra for e in discover(ROOT / "envs") if e.extra}:
+        for dependency in project["optional-dependencies"][extra]:
+            name = Requirement(dependency).name
+            assert any(Requirement(r).name == name for r in reqs), f"{extra}: {name} missing"
 
 
 @pytest.mark.slow
@@ -178,8 +199,8 @@ def test_env_bundle_runs_the_vendored_framework(grid_bundle: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_catalog_bundle_boots_as_the_space(catalog: Path, page) -> None:
-    with boot_like_a_space(catalog) as url:
+def test_catalog_bundle_boots_as_the_space(small_catalog: Path, page) -> None:
+    with boot_like_a_space(small_catalog) as url:
         envs = httpx.get(url + "/api/envs").json()
         assert any(e["name"] == "grid_world" and e["available"] for e in envs)
         assert httpx.get(url + "/envs/grid_world/health").json() == {"status": "healthy"}

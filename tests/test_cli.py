@@ -1,0 +1,180 @@
+"""The `openenv` command, run as a user runs it: init → validate → serve → a click in Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, free_port, serve, stop_process_group, wait_healthy
+
+
+def openenv(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "openenv.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """A fresh directory holding `openenv init My-Game`'s output."""
+    where = tmp_path_factory.mktemp("cli")
+    done = openenv("init", "My-Game", "--dir", str(where), cwd=where)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return where
+
+
+@contextlib.contextmanager
+def openenv_serve(path: Path) -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "openenv.cli", "serve", str(path)],
+        cwd=path.parent,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process_group(proc)
+
+
+def test_init_writes_a_complete_package(workdir: Path) -> None:
+    pkg = workdir / "my_game_env"
+    for part in ("__init__.py", "models.py", "client.py", "openenv.yaml", "README.md",
+                 "server/environment.py", "server/app.py", "tests/test_my_game.py"):  # fmt: skip
+        assert (pkg / part).is_file(), part
+    assert "class MyGameEnv(EnvClient[MyGameAction" in (pkg / "client.py").read_text()
+    again = openenv("init", "my_game", "--dir", str(workdir), cwd=workdir)
+    assert again.returncode == 1 and "already exists" in again.stdout
+
+
+def test_init_refuses_a_name_that_cannot_be_a_package(tmp_path: Path) -> None:
+    done = openenv("init", "9lives", cwd=tmp_path)
+    assert done.returncode == 1 and "cannot name an environment" in done.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_validate_passes_on_the_scaffold_as_generated(workdir: Path) -> None:
+    done = openenv("validate", "my_game_env", cwd=workdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for check in ("manifest", "layout", "client", "check_env", "server"):
+        assert re.search(rf"^✓ {check}\b", done.stdout, re.M), done.stdout
+    assert "All 5 checks passed." in done.stdout
+
+
+@pytest.mark.slow
+def test_the_scaffold_tests_pass(workdir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "my_game_env/tests"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "4 passed" in done.stdout
+
+
+def test_validate_reports_a_broken_contract_with_exit_code_1(workdir: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "my_game_env"
+    subprocess.run(["cp", "-r", str(workdir / "my_game_env"), str(broken)], check=True)
+    env_py = broken / "server" / "environment.py"
+    # Draw the secret from the global generator: seeded resets stop being reproducible.
+    env_py.write_text(
+        env_py.read_text().replace(
+            "self._secret = self.rng.randint", "self._secret = __import__('random').randint"
+        )
+    )
+    done = openenv("validate", str(broken), cwd=tmp_path)
+    assert done.returncode == 1
+    assert re.search(r"^✗ check_env .*different", done.stdout, re.M), done.stdout
+    assert "1 of 5 checks failed." in done.stdout
+
+
+def test_validate_names_missing_files(tmp_path: Path) -> None:
+    pkg = tmp_path / "empty_env"
+    pkg.mkdir()
+    (pkg / "openenv.yaml").write_text("name: empty\n")
+    done = openenv("validate", str(pkg), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "lacks version, description" in done.stdout
+    assert "missing __init__.py, models.py, client.py" in done.stdout
+
+
+@pytest.mark.browser
+def test_serve_then_validate_over_the_wire_then_play_in_the_browser(workdir: Path, page) -> None:
+    with openenv_serve(workdir / "my_game_env") as url:
+        wire = openenv("validate", "--url", url, cwd=workdir)
+        assert wire.returncode == 0, wire.stdout + wire.stderr
+        for check in ("health", "schema", "reset", "state", "step", "errors", "determinism"):
+            assert re.search(rf"^✓ {check}\b", wire.stdout, re.M), wire.stdout
+        page.goto(url + "/web/")
+        page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
+        page.click("#oe-stage .oe-act:has-text('5')")
+        page.wait_for_selector('#oe-stage .oe-stage[data-steps="1"]')
+        fifth = page.locator("#oe-stage .oe-board .oe-cell").nth(4)
+        assert fifth.get_attribute("title") in ("5: not it", "the secret")
+        assert not page.console_errors and not page.external_requests
+
+
+def test_validate_url_fails_clearly_when_nothing_listens(tmp_path: Path) -> None:
+    done = openenv("validate", "--url", f"http://127.0.0.1:{free_port()}", cwd=tmp_path)
+    assert done.returncode == 1 and re.search(r"^✗ health .*GET /health failed", done.stdout, re.M)
+
+
+def test_validate_url_passes_on_the_grid_world(tmp_path: Path) -> None:
+    with serve("grid_world_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as url:
+        done = openenv("validate", "--url", url, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert "step({'action': 'UP'})" in done.stdout
+
+
+def test_build_writes_the_context_and_says_whether_it_built(workdir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ctx"
+    done = openenv("build", str(workdir / "my_game_env"), "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (out / "Dockerfile").is_file() and (out / "envs" / "my_game_env").is_dir()
+    if "No Docker engine is reachable" in done.stdout:
+        assert f"docker build -t my-game-env:latest {out}" in done.stdout
+    else:
+        assert "Image my-game-env:latest built" in done.stdout
+
+
+def test_list_shows_each_env_and_how_to_install_a_missing_extra(tmp_path: Path) -> None:
+    envs = tmp_path / "envs"
+    (envs / "fancy_env" / "server").mkdir(parents=True)
+    (envs / "fancy_env" / "__init__.py").write_text("")
+    (envs / "fancy_env" / "server" / "__init__.py").write_text("")
+    (envs / "fancy_env" / "server" / "app.py").write_text("import not_installed_anywhere\n")
+    (envs / "fancy_env" / "openenv.yaml").write_text("name: fancy\nextra: fancy\n")
+    (envs / "grid_world_env").symlink_to(ROOT / "envs" / "grid_world_env")
+    done = openenv("list", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^✓ grid_world\s+available", done.stdout, re.M)
+    assert re.search(
+        r'^! fancy\s+unavailable .*install: pip install -e "\.\[fancy\]"', done.stdout, re.M
+    )
+
+
+def test_help_lists_every_command(tmp_path: Path) -> None:
+    done = openenv("--help", cwd=tmp_path)
+    assert done.returncode == 0
+    for command in ("init", "serve", "validate", "build", "push", "list"):
+        assert re.search(rf"^\s+{command}\s+\w", done.stdout, re.M), command
+    push = openenv("push", "--help", cwd=tmp_path)
+    for flag in ("--repo-id", "--private", "--dry-run", "--var", "--secret"):
+        assert flag in push.stdout
