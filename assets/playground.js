@@ -12,9 +12,25 @@ let playing = false;
 const tabKey = () => element.querySelector("[data-tab]")?.dataset.tab;
 
 function show(result) {
-  if (!result || typeof result.html !== "string") return;
-  props.value = result.html;
-  api.frames = (api.frames || 0) + 1;
+  if (!result) return;
+  if (result.error) showError(result.error);
+  if (result.quick) patch(result.quick);
+  else if (typeof result.html === "string") props.value = result.html;
+}
+
+// Autoplay frames: swap the view and the counters in place (no full re-render per frame).
+function patch(quick) {
+  const view = element.querySelector(".oe-view");
+  const img = view && view.querySelector("img.oe-frame");
+  const next = /^<img[^>]* src="([^"]+)"[^>]*>$/.exec(quick.view);
+  if (img && next) img.src = next[1];
+  else if (view) view.innerHTML = quick.view;
+  const stage = element.querySelector(".oe-stage");
+  if (stage) stage.dataset.steps = quick.steps;
+  const step = element.querySelector(".oe-step");
+  if (step) step.textContent = quick.steps;
+  const total = element.querySelector(".oe-return");
+  if (total) total.textContent = quick.total;
 }
 
 function refreshPanels() {
@@ -112,6 +128,7 @@ api.play = async (steps, fps) => {
   } finally {
     playing = false;
     document.body.classList.remove("oe-playing");
+    await call("redraw", {});
     refreshPanels();
   }
 };

@@ -84,69 +84,112 @@ def _dumpable(wire):
     return wire if isinstance(wire, list) else wire.model_dump()
 
 
-def raw_ale_rate(seconds: float) -> float:
+class RawAle:
     """The env's inner loop without the framework: 4 frames per action, then the RGB screen."""
-    env = AtariEnvironment()
-    env.reset(seed=SEED)
-    ale, actions = env._ale, env._actions  # the same emulator setup the env uses
-    rng = random.Random(SEED)
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        button = actions[rng.randrange(len(actions))]
+
+    def __init__(self) -> None:
+        self.env = AtariEnvironment()
+        self.env.reset(seed=SEED)
+        self.rng = random.Random(SEED)
+
+    def step(self) -> None:
+        ale, actions = self.env._ale, self.env._actions  # the emulator the env set up
+        button = actions[self.rng.randrange(len(actions))]
         for _ in range(4):
             ale.act(button)
             if ale.game_over():
                 ale.reset_game()
                 break
         ale.getScreenRGB()
-        steps += 1
-    env.close()
-    return steps / (time.perf_counter() - start)
 
 
-def env_rate(seconds: float, encoding: str) -> float:
-    env = AtariEnvironment()
-    env.reset(seed=SEED, frame_encoding=encoding)
-    rng = random.Random(SEED)
+class LocalEnv:
+    """``AtariEnvironment.step`` in this process (emulator + observation + encoding)."""
+
+    def __init__(self, encoding: str) -> None:
+        self.env, self.encoding = AtariEnvironment(), encoding
+        self.env.reset(seed=SEED, frame_encoding=encoding)
+        self.rng = random.Random(SEED)
+
+    def step(self) -> None:
+        if self.env.step(AtariAction(action_id=self.rng.randrange(6))).done:
+            self.env.reset(frame_encoding=self.encoding)
+
+
+def sync_rate(step, seconds: float) -> float:
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        if env.step(AtariAction(action_id=rng.randrange(6))).done:
-            env.reset(frame_encoding=encoding)
+        step()
         steps += 1
-    env.close()
     return steps / (time.perf_counter() - start)
 
 
-async def ws_rate(url: str, seconds: float, encoding: str) -> tuple[float, float]:
-    """Typed async client over /ws: steps/s and the median JSON size of a step reply."""
+async def ws_rate(client, seconds: float, encoding: str, rng: random.Random) -> float:
+    """Typed async client over /ws, decoding every frame as a real client would."""
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        result = await client.step(AtariAction(action_id=rng.randrange(6)))
+        result.observation.screen_array()
+        if result.done:
+            await client.reset(frame_encoding=encoding)
+        steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+async def compare(url: str, encoding: str, windows: int, seconds: float) -> dict[str, list]:
+    """Alternate short windows of raw ale-py, env.step and /ws so they share the same load."""
+    raw, local = RawAle(), LocalEnv(encoding)
+    rates: dict[str, list] = {"raw": [], "env": [], "ws": [], "bytes": []}
     rng = random.Random(SEED)
-    async with AtariEnv(base_url=url) as env:
-        await env.reset(seed=SEED, frame_encoding=encoding)
-        steps, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            result = await env.step(AtariAction(action_id=rng.randrange(6)))
-            result.observation.screen_array()  # a client that uses the frame decodes it
-            if result.done:
-                await env.reset(frame_encoding=encoding)
-            steps += 1
-        rate = steps / (time.perf_counter() - start)
-        size = len(result.observation.model_dump_json())
-    return rate, size
+    async with AtariEnv(base_url=url) as client:
+        first = await client.reset(seed=SEED, frame_encoding=encoding)
+        rates["bytes"].append(len(first.observation.model_dump_json()))
+        for _ in range(windows):
+            rates["raw"].append(sync_rate(raw.step, seconds))
+            rates["env"].append(sync_rate(local.step, seconds))
+            rates["ws"].append(await ws_rate(client, seconds, encoding, rng))
+    return rates
+
+
+async def grid_rate(url: str, windows: int, seconds: float) -> float:
+    """The framework alone: grid world steps over /ws with its typed client (best window)."""
+    from grid_world_env import GridWorldAction, GridWorldEnv
+
+    best = 0.0
+    async with GridWorldEnv(base_url=url) as client:
+        await client.reset(seed=SEED)
+        for _ in range(windows):
+            steps, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                result = await client.step(GridWorldAction(action="RIGHT" if steps % 2 else "LEFT"))
+                steps += 1
+                if result.done:
+                    await client.reset()
+            best = max(best, steps / (time.perf_counter() - start))
+    return best
 
 
 def bench_steps(quick: bool) -> None:
-    seconds = 2.0 if quick else 5.0
-    print("\n## 2. Pong steps/s (frameskip 4, RGB), same run")
-    with serve("atari_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as url:
+    windows, seconds = (4, 0.5) if quick else (10, 1.0)
+    print(
+        f"\n## 2. Pong steps/s (frameskip 4, RGB): best of {windows} alternating windows "
+        f"of {seconds:g} s"
+    )
+    plain = {"ENABLE_WEB_INTERFACE": "0"}
+    with serve("atari_env.server.app:app", env=plain, timeout=300) as url:
         for encoding in ("zlib", "png", "raw", "list"):
-            raw = raw_ale_rate(seconds)
-            local = env_rate(seconds, encoding)
-            wire, size = asyncio.run(ws_rate(url, seconds, encoding))
+            n = max(2, windows // 4) if encoding == "list" else windows
+            r = asyncio.run(compare(url, encoding, n, seconds))
+            raw, local, wire = max(r["raw"]), max(r["env"]), max(r["ws"])
+            pairs = statistics.median(w / a for w, a in zip(r["ws"], r["raw"], strict=True))
             print(
-                f"{encoding:>5}: raw ale-py {raw:7.0f}/s | env.step {local:7.0f}/s | "
+                f"{encoding:>5}: raw ale-py {raw:6.0f}/s | env.step {local:6.0f}/s | "
                 f"/ws typed client {wire:6.0f}/s = {wire / raw:.2f}x raw "
-                f"({size:,} B/step)"
+                f"(median window ratio {pairs:.2f}; {r['bytes'][0]:,} B/observation)"
             )
+    with serve("grid_world_env.server.app:app", env=plain, timeout=300) as url:
+        grid = asyncio.run(grid_rate(url, windows, seconds))
+    print(f"framework floor: grid world over /ws, typed client {grid:6.0f}/s")
 
 
 PLAYGROUNDS = {

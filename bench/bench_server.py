@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests" / "compat"))
 from refvenv import ensure_ref_venv  # noqa: E402
 
 
-@dataclass
+@dataclass(eq=False)
 class Server:
     name: str
     proc: subprocess.Popen
@@ -70,29 +70,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
-def run_server(name: str, python: str, app: str, app_dir: Path, uvicorn_args: list[str]):
+def start_server(name: str, python: str, app: str, app_dir: Path, uvicorn_args: list[str]):
     port = free_port()
     env = {**os.environ, "MAX_CONCURRENT_ENVS": "4096", "REF_MAX_CONCURRENT_ENVS": "4096"}
     env["ENABLE_WEB_INTERFACE"] = "0"
     cmd = [python, "-m", "uvicorn", app, "--app-dir", str(app_dir), "--host", "127.0.0.1"]
     cmd += ["--port", str(port), "--log-level", "warning", "--no-access-log", *uvicorn_args]
     proc = subprocess.Popen(cmd, env=env, cwd=app_dir)
-    url = f"http://127.0.0.1:{port}"
+    return Server(name, proc, f"http://127.0.0.1:{port}")
+
+
+def stop(server: Server) -> None:
+    server.proc.terminate()
     try:
-        _wait_healthy(url, proc)
-        yield Server(name, proc, url)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        server.proc.wait(10)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        server.proc.wait(10)
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode}")
@@ -174,32 +172,43 @@ async def churn(server: Server, cycles: int) -> None:
 
 
 @contextlib.contextmanager
-def both_servers(uvicorn_args: list[str]) -> Iterator[list[Server]]:
-    ref_python = str(ensure_ref_venv())
-    with (
-        run_server(
-            "reference", ref_python, "ref_grid_app:app", ROOT / "tests" / "compat", uvicorn_args
-        ) as ref,
-        run_server("ours", sys.executable, "bench_apps:app", ROOT / "bench", uvicorn_args) as ours,
-    ):
-        yield [ref, ours]
+def both_servers(uvicorn_args: list[str], with_ref: bool = True) -> Iterator[list[Server]]:
+    """Start the reference and ours side by side (their imports overlap); stop both after."""
+    servers = []
+    if with_ref:
+        ref_python = str(ensure_ref_venv())
+        compat = ROOT / "tests" / "compat"
+        servers.append(
+            start_server("reference", ref_python, "ref_grid_app:app", compat, uvicorn_args)
+        )
+    servers.append(
+        start_server("ours", sys.executable, "bench_apps:app", ROOT / "bench", uvicorn_args)
+    )
+    try:
+        for server in servers:
+            _wait_healthy(server.url, server.proc)
+        yield servers
+    finally:
+        for server in servers:
+            stop(server)
 
 
 async def main(args: argparse.Namespace) -> None:
-    uvicorn_args = ["--loop", args.loop, "--http", args.http]
+    uvicorn_args = ["--loop", args.loop, "--http", args.http, "--ws", args.ws]
     print(f"uvicorn options for both servers: {' '.join(uvicorn_args)}; cpus: {os.cpu_count()}")
-    with both_servers(uvicorn_args) as servers:
-        ref, ours = servers
+    with both_servers(uvicorn_args, with_ref=not args.ours_only) as servers:
+        ours, ref = servers[-1], servers[0]
         if args.sessions:
             await throughput(servers, args.sessions, args.seconds, args.rounds)
         if args.idle:
             print(f"\n== idle: {args.idle} open sessions (each reset once), no traffic")
-            for server in (ours, ref):
+            for server in dict.fromkeys((ours, ref)):
                 await idle(server, args.idle)
         if args.churn:
             print("\n== churn: connect / reset / step / close, 8 at a time")
             await churn(ours, args.churn)
-            await churn(ref, max(args.churn // 10, 100))
+            if ref is not ours:
+                await churn(ref, max(args.churn // 10, 100))
 
 
 def parse_args() -> argparse.Namespace:
@@ -212,6 +221,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--churn", type=int, default=10000)
     p.add_argument("--loop", default="asyncio", choices=["asyncio", "uvloop"])
     p.add_argument("--http", default="h11", choices=["h11", "httptools"])
+    p.add_argument("--ws", default="auto", choices=["auto", "websockets", "websockets-sansio"])
+    p.add_argument("--ours-only", action="store_true", help="skip the reference server")
     p.add_argument("--quick", action="store_true", help="2s runs, 1 round, churn 1,000")
     args = p.parse_args()
     if args.quick:

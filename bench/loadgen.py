@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 RESET = json.dumps({"type": "reset", "data": {}})
 STEPS = [json.dumps({"type": "step", "data": {"action": a}}) for a in ("DOWN", "UP")]
@@ -98,7 +99,7 @@ async def open_idle(ws_url: str, count: int, batch: int = 50) -> tuple[list, int
             if json.loads(await ws.recv()).get("type") != "observation":
                 errors += 1
             sockets.append(ws)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except (OSError, TimeoutError, ValueError, ConnectionClosed) as exc:
             errors += 1
             if errors <= 3:
                 print(f"  idle connect failed: {exc!r}")
@@ -124,7 +125,7 @@ async def churn(ws_url: str, cycles: int, parallel: int = 8) -> int:
                     if '"observation"' not in await ws.recv():
                         errors += 1
                     await ws.send(json.dumps({"type": "close"}))
-            except (OSError, TimeoutError, ValueError) as exc:
+            except (OSError, TimeoutError, ValueError, ConnectionClosed) as exc:
                 errors += 1
                 if errors <= 3:
                     print(f"  churn cycle failed: {exc!r}")

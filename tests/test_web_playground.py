@@ -171,3 +171,14 @@ def test_python_snippet_runs_as_pasted(page, grid_server):
     assert run.returncode == 0, run.stderr
     assert "reward: -0.1 done: False" in run.stdout
     clean(page)
+
+
+def test_autoplay_runs_the_chosen_number_of_random_steps(page, grid_server):
+    open_playground(page, grid_server)
+    page.fill("#oe-play-steps input", "3")
+    page.click("#oe-play")
+    wait_steps(page, 3)
+    page.wait_for_function("() => !window.openenvPlayground.isPlaying()")
+    assert steps(page) == 3
+    assert page.locator("#oe-stage .oe-log tbody tr").count() == 3
+    clean(page)

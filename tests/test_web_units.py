@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import io
 import json
 
@@ -136,13 +138,24 @@ def test_snippet_uses_the_env_package_or_the_generic_client():
     compile(code, "snippet", "exec")
 
 
+def run(coro):
+    """Run a coroutine on a fresh loop in its own thread (the session's Playwright browser
+    keeps an event loop running in the main thread)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 @pytest.fixture
 def controller():
     app = create_app(GridWorldEnvironment, max_concurrent_envs=1, enable_web=False)
     return Controller(app.state.openenv)
 
 
-async def test_refused_actions_change_nothing_and_a_full_server_says_so(controller):
+def test_refused_actions_change_nothing_and_a_full_server_says_so(controller):
+    run(_refused_actions(controller))
+
+
+async def _refused_actions(controller):
     tab = controller.new_tab("visitor-1")
     assert await controller.reset(tab, {})
     assert await controller.act(tab, 1)  # DOWN
@@ -160,7 +173,11 @@ async def test_refused_actions_change_nothing_and_a_full_server_says_so(controll
     await controller.close(other)
 
 
-async def test_unknown_reset_options_are_refused(controller):
+def test_unknown_reset_options_are_refused(controller):
+    run(_unknown_options(controller))
+
+
+async def _unknown_options(controller):
     tab = controller.new_tab(None)
     assert not await controller.reset(tab, {"difficulty": 3})
     assert "does not accept 'difficulty'" in tab.message
@@ -173,7 +190,11 @@ class _Visitor:
     session_hash = "custom-tab-visitor"
 
 
-async def test_gradio_builder_gets_its_tab_and_the_visitors_session():
+def test_gradio_builder_gets_its_tab_and_the_visitors_session():
+    run(_builder_tab())
+
+
+async def _builder_tab():
     import gradio as gr
 
     from web.extension import PlaygroundAPI

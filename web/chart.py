@@ -6,7 +6,7 @@ import html
 from collections.abc import Sequence
 
 WIDTH, HEIGHT, PAD = 320, 120, 8
-MAX_POINTS = 400
+MAX_POINTS = 160
 
 
 def reward_chart_svg(rewards: Sequence[float]) -> str:

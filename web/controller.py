@@ -4,10 +4,12 @@ draw, close. Every failure becomes a message on the tab and leaves the episode a
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import random
 from typing import Any
 
+from openenv.core.environment import Environment
 from openenv.core.errors import (
     CapacityReached,
     InvalidAction,
@@ -89,7 +91,7 @@ class Controller:
             if not await self._ensure_session(tab):
                 return False
             try:
-                obs = await self.manager.reset(tab.session, **options)
+                obs = await self.manager.reset(session_of(tab), **options)
             except OpenEnvError as exc:
                 self._refused(tab, exc, "Reset")
                 return False
@@ -109,15 +111,26 @@ class Controller:
                 return False
             try:
                 typed = model_from_wire(action, self.ctx.action_cls)
-                obs = await self.manager.step(tab.session, typed)
+                obs, drawn = await self._step_and_draw(tab, typed)
             except OpenEnvError as exc:
                 self._refused(tab, exc, "Step")
                 return False
             payload = typed.model_dump(mode="json")
             tab.last_action = payload
-            await self._observe(tab, obs, action=payload)
+            await self._observe(tab, obs, action=payload, drawn=drawn)
             tab.say("The episode is over: press Reset to play again." if tab.done else "")
             return True
+
+    async def _step_and_draw(self, tab: WebTab, action: Any) -> tuple[Any, Any]:
+        """Step, render and list legal actions in one worker-thread hop (sync environments)."""
+        session = session_of(tab)
+        if session.env is not None and _is_async(session.env):
+            return await self.manager.step(session, action), None
+
+        async def run(env: Any) -> tuple[Any, Any]:
+            return await asyncio.to_thread(_step_render, env, action)
+
+        return await self.manager.run(session, run)
 
     async def act(self, tab: WebTab, index: Any) -> bool:
         """Press the ``index``-th legal-action button."""
@@ -140,16 +153,19 @@ class Controller:
         return None
 
     async def state(self, tab: WebTab) -> dict[str, Any] | None:
-        if tab.session is None:
+        session = tab.session
+        if session is None:
             return None
         try:
-            return state_to_wire(await self.manager.state(tab.session))
+            return state_to_wire(await self.manager.state(session))
         except OpenEnvError:
             return None
 
     # -- drawing ---------------------------------------------------------------------------
 
-    async def _observe(self, tab: WebTab, obs: Any, action: dict[str, Any] | None = None) -> None:
+    async def _observe(
+        self, tab: WebTab, obs: Any, action: dict[str, Any] | None = None, drawn: Any = None
+    ) -> None:
         payload = observation_to_wire(obs)
         tab.last_response = {"type": "observation", "data": payload}
         tab.observation, tab.done = payload["observation"], bool(payload["done"])
@@ -157,11 +173,14 @@ class Controller:
             tab.episode.steps.append(
                 {**{"action": action}, **{k: payload[k] for k in ("observation", "reward", "done")}}
             )
-        await self._draw(tab)
+        await self._draw(tab, drawn=drawn)
 
-    async def _draw(self, tab: WebTab, record: bool = True) -> None:
+    async def _draw(self, tab: WebTab, record: bool = True, drawn: Any = None) -> None:
+        session = tab.session
         try:
-            view, legal = await self.manager.call(tab.session, _render_and_legal)
+            if drawn is None and session is None:
+                raise SessionNotFound("the session closed while drawing")
+            view, legal = drawn or await self.manager.call(session, _render_and_legal)
         except OpenEnvError as exc:
             tab.say(f"The environment failed to draw itself: {exc.message}", "error")
             view, legal = None, []
@@ -198,8 +217,27 @@ class Controller:
         return "No session yet: press Reset to start an episode."
 
 
+def session_of(tab: WebTab) -> Any:
+    """The tab's session, or SessionNotFound when the tab closed meanwhile."""
+    if tab.session is None:
+        raise SessionNotFound("this tab's session was closed")
+    return tab.session
+
+
 def _render_and_legal(env: Any) -> tuple[Any, list[ActionChoice]]:
     return env.render(), env.legal_actions()
+
+
+def _step_render(env: Any, action: Any) -> tuple[Any, tuple[Any, list[ActionChoice]] | None]:
+    obs = env.step(action)
+    try:
+        return obs, _render_and_legal(env)
+    except Exception:  # drawing failed: the step happened; _draw retries and reports it
+        return obs, None
+
+
+def _is_async(env: Any) -> bool:
+    return type(env).step_async is not Environment.step_async
 
 
 def _action_dict(choice: ActionChoice) -> dict[str, Any]:

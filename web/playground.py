@@ -35,7 +35,7 @@ from web.export import episode_gif, episode_jsonl
 from web.extension import PlaygroundAPI
 from web.raster import view_to_png
 from web.snippet import client_names, python_snippet
-from web.stage import code_block, json_block, stage_html
+from web.stage import code_block, json_block, quick_update, stage_html
 from web.tabs import WebTab
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -226,17 +226,24 @@ class _Page:
             return {"html": stage_html(tab), "ok": ok, "done": tab.done}
 
         async def autoplay(data: dict[str, Any]) -> dict[str, Any]:
+            # Per frame only the view and counters travel; the full stage when it stops.
             tab = _tab_from(controller, data)
             if tab is None:
                 return _gone()
             ok = await controller.random_step(tab)
-            return {"html": stage_html(tab), "ok": ok, "done": tab.done}
+            if not ok or tab.done:
+                return {"html": stage_html(tab), "ok": ok, "done": tab.done}
+            return {"quick": quick_update(tab), "ok": ok, "done": tab.done}
+
+        async def redraw(data: dict[str, Any]) -> dict[str, Any]:
+            tab = _tab_from(controller, data)
+            return _gone() if tab is None else {"html": stage_html(tab), "ok": True}
 
         self.stage = gr.HTML(
             '<div class="oe-stage"><section class="oe-main"><div class="oe-view">'
             '<div class="oe-empty">Starting…</div></div></section></div>',
             js_on_load=_asset("playground.js"),
-            server_functions=[act, autoplay],
+            server_functions=[act, autoplay, redraw],
             elem_id="oe-stage",
         )
 

@@ -12,7 +12,7 @@ from openenv.core.views import Board, Frame
 from web.chart import reward_chart_svg
 from web.tabs import WebTab
 
-LOG_ROWS = 40
+LOG_ROWS = 25
 _KEY_NAMES = {
     "ArrowUp": "↑",
     "ArrowDown": "↓",
@@ -31,6 +31,16 @@ def stage_html(tab: WebTab) -> str:
         f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_message(tab)}</section>'
         f'<aside class="oe-side">{episode_panel(tab)}</aside></div>'
     )
+
+
+def quick_update(tab: WebTab) -> dict[str, Any]:
+    """What autoplay needs per frame: the view and the counters, without the episode panel."""
+    return {
+        "view": tab.view_html or _placeholder(tab),
+        "steps": len(tab.episode.steps),
+        "total": _num(tab.episode.total),
+        "message": tab.message,
+    }
 
 
 def _view(tab: WebTab) -> str:
