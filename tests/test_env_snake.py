@@ -140,3 +140,10 @@ def test_the_same_seed_gives_the_same_episode(env):
 def test_bad_options_are_refused(env):
     with pytest.raises(ClientError, match="width"):
         env.reset(width=2)
+    with pytest.raises(ClientError, match="view_radius"):
+        env.reset(view_radius=-1)
+
+
+def test_view_radius_zero_observes_the_whole_board(env):
+    obs = env.reset(seed=4, width=7, height=6, view_radius=0).observation
+    assert len(obs.grid) == 6 and all(len(row) == 7 for row in obs.grid)

@@ -31,7 +31,7 @@ class SnakeObservation(Observation):
     grid: list[list[int]] = Field(
         default_factory=list,
         description="What the snake sees, row by row: the whole board, or the window around the "
-        "head when view_radius is set (0 empty, 1 body, 2 head, 3 food, 4 outside)",
+        "head when view_radius ≥ 1 (0 empty, 1 body, 2 head, 3 food, 4 outside)",
     )
     direction: Direction = Field(default=Direction.RIGHT, description="Where the head points")
     length: int = Field(default=0, description="Length of the snake")

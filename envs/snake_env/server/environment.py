@@ -8,8 +8,9 @@ Rewards (reset options): ``food_reward`` (+1.0) for eating, ``death_reward`` (-1
 wall or the body, ``step_reward`` (0.0) for any other move. The episode ends on death, when the
 board is full (a win), or after ``max_steps``.
 
-Other reset options: ``width`` and ``height`` (5 to 30), ``view_radius`` (None: the whole board
-is observed; r: only the (2r+1)×(2r+1) window around the head), ``illegal_move``.
+Other reset options: ``width`` and ``height`` (5 to 30), ``view_radius`` (0, the default: the
+whole board is observed; r ≥ 1: only the (2r+1)×(2r+1) window around the head),
+``illegal_move``.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
         episode_id: str | None = None,
         width: int = 10,
         height: int = 10,
-        view_radius: int | None = None,
+        view_radius: int = 0,
         food_reward: float = 1.0,
         death_reward: float = -1.0,
         step_reward: float = 0.0,
@@ -201,7 +202,7 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
     def _view(self) -> list[list[int]]:
         s = self._state
         radius = self._options["view_radius"]
-        if radius is None:
+        if radius == 0:
             return [[self._code((c, r)) for c in range(s.width)] for r in range(s.height)]
         hc, hr = self._body[0]
         return [
@@ -248,17 +249,17 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
 
     def _in_view(self, pos: Pos) -> bool:
         radius = self._options["view_radius"]
-        if radius is None:
+        if radius == 0:
             return True
         hc, hr = self._body[0]
         return abs(pos[0] - hc) <= radius and abs(pos[1] - hr) <= radius
 
 
-def _check_options(width: int, height: int, view_radius: int | None, max_steps: int) -> None:
+def _check_options(width: int, height: int, view_radius: int, max_steps: int) -> None:
     for name, value in (("width", width), ("height", height)):
         if not MIN_SIZE <= value <= MAX_SIZE:
             raise InvalidAction(f"{name} must be between {MIN_SIZE} and {MAX_SIZE}, got {value}")
-    if view_radius is not None and view_radius < 1:
-        raise InvalidAction("view_radius must be at least 1 (or null for the whole board)")
+    if view_radius < 0:
+        raise InvalidAction(f"view_radius must be 0 (the whole board) or more, got {view_radius}")
     if max_steps < 1:
         raise InvalidAction(f"max_steps must be at least 1, got {max_steps}")
