@@ -10,15 +10,21 @@ Illegal moves follow :mod:`openenv.core.rules`. See the package README for every
 from __future__ import annotations
 
 import uuid
+from typing import Literal
 
 import chess
 import chess.svg
 
 from chess_env.models import ChessAction, ChessObservation, ChessState
 from chess_env.server.engine import evaluate
-from chess_env.server.opponents import OPPONENTS, Picker, engine_name, picker
+from chess_env.server.opponents import OPPONENTS, Opponent, Picker, engine_name, picker
 from openenv.core import ActionChoice, Environment, InvalidAction, Svg
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 
 COLORS = {"white": chess.WHITE, "black": chess.BLACK}
 MAX_DEPTH = 4
@@ -78,13 +84,13 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        opponent: str | None = "moonfish",
+        opponent: Opponent | None = "moonfish",
         opponent_depth: int = 2,
-        agent_color: str | None = None,
+        agent_color: Literal["white", "black"] | None = None,
         max_moves: int = 500,
         gamma: float = 0.99,
         fen: str | None = None,
-        illegal_move: str = "refuse",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> ChessObservation:
         opponent = opponent or "self"
         _check_options(opponent, opponent_depth, agent_color, max_moves, gamma)

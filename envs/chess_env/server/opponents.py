@@ -12,12 +12,14 @@ import importlib.util
 import random
 import threading
 from collections.abc import Callable
+from typing import Literal, get_args
 
 import chess
 
 from chess_env.server.engine import best_move
 
-OPPONENTS = ("moonfish", "alphabeta", "random", "self")
+Opponent = Literal["moonfish", "alphabeta", "random", "self"]
+OPPONENTS: tuple[str, ...] = get_args(Opponent)
 MOONFISH_MISSING = "alphabeta (moonfish is not installed: pip install --no-deps moonfish)"
 
 Picker = Callable[[chess.Board, random.Random], chess.Move]

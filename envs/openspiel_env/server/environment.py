@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import random
 import uuid
-from typing import Any
+from typing import Any, Literal, get_args
 
 import pyspiel
 
 from openenv.core import ActionChoice, Environment, InvalidAction, Text
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 from openspiel_env.models import OpenSpielAction, OpenSpielObservation, OpenSpielState
 
-POLICIES = ("random", "first", "last", "human")
+OpponentPolicy = Literal["random", "first", "last", "human"]
+POLICIES: tuple[str, ...] = get_args(OpponentPolicy)
 EXAMPLES = "tic_tac_toe, connect_four, kuhn_poker, breakthrough"
 MAX_KEYED_ACTIONS = 9  # games with at most 9 distinct actions get keys 1..9
+RECENT_MOVES = 6
+TEXT_WIDTH = 40
 
 
 def load_game(name: str, params: dict[str, Any]) -> pyspiel.Game:
@@ -56,6 +64,17 @@ def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
     return rng.choices(actions, weights=weights)[0]
 
 
+def _join_lines(items: list[str], width: int) -> list[str]:
+    """Join items with spaces into lines of at most ``width`` characters, never splitting one."""
+    lines = [items[0]]
+    for item in items[1:]:
+        if len(lines[-1]) + 1 + len(item) > width:
+            lines.append("  " + item)
+        else:
+            lines[-1] += " " + item
+    return lines
+
+
 class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, OpenSpielState]):
     def __init__(self) -> None:
         self._game = pyspiel.load_game("tic_tac_toe")
@@ -72,8 +91,8 @@ class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, Op
         game_name: str = "tic_tac_toe",
         game_params: dict[str, Any] | None = None,
         agent_player: int = 0,
-        opponent_policy: str = "random",
-        illegal_move: str = "refuse",
+        opponent_policy: OpponentPolicy = "random",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> OpenSpielObservation:
         if opponent_policy not in POLICIES:
             raise InvalidAction(
@@ -185,10 +204,14 @@ class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, Op
             return self._state.agent_player
         return spiel.current_player()
 
+    @property
+    def _perfect_information(self) -> bool:
+        information = self._game.get_type().information
+        return information == pyspiel.GameType.Information.PERFECT_INFORMATION
+
     def _game_text(self) -> str:
         spiel, kind = self._spiel, self._game.get_type()
-        perfect = kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
-        if spiel.is_terminal() or perfect:
+        if spiel.is_terminal() or self._perfect_information:
             return str(spiel)
         if kind.provides_information_state_string:
             return spiel.information_state_string(self._viewer())
@@ -205,16 +228,20 @@ class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, Op
         return []
 
     def _view_text(self) -> str:
+        """The game's own view, then who plays and the last moves, in short lines."""
         spiel, s = self._spiel, self._state
-        mode = "vs a second player" if not self._auto_opponent else f"vs {s.opponent_policy}"
-        lines = [f"{s.game_name} ({mode}); you are player {s.agent_player}"]
+        rival = "a second player" if not self._auto_opponent else f"{s.opponent_policy} opponent"
+        view = self._game_text().rstrip()
+        if not (spiel.is_terminal() or self._perfect_information):
+            view = f"Your view: {view}"
+        lines = [view, "", f"{s.game_name} vs {rival}"]
         if spiel.is_terminal():
             lines.append(f"Game over. Returns: {self._returns}")
         else:
-            lines.append(f"Player {spiel.current_player()} to move")
+            lines.append(f"You: player {s.agent_player}. To move: player {spiel.current_player()}")
         if self._moves:
-            lines.append("Moves: " + ", ".join(self._moves[-12:]))
-        return "\n".join([*lines, "", self._game_text()])
+            lines += _join_lines(["Last moves:", *self._moves[-RECENT_MOVES:]], TEXT_WIDTH)
+        return "\n".join(lines)
 
     def _phase(self) -> str:
         if self._spiel.is_terminal():

@@ -9,6 +9,7 @@ the episode ends. Any text is a valid answer, so there are no illegal moves here
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 import uuid
 from typing import Any
 
@@ -21,6 +22,15 @@ from reasoning_gym_env.models import ReasoningGymAction, ReasoningGymObservation
 
 EXAMPLES = "leg_counting, basic_arithmetic, chain_sum, syllogism, mini_sudoku"
 MAX_DATASET_SIZE = 100_000
+TEXT_WIDTH = 48  # long prose lines are wrapped for the text view; short lines (grids) kept
+
+
+def wrap(text: str, width: int = TEXT_WIDTH) -> str:
+    """Wrap long lines of ``text`` at ``width`` columns, keeping short lines as they are."""
+    lines = []
+    for line in text.strip().splitlines():
+        lines.extend(textwrap.wrap(line, width) if len(line) > width else [line])
+    return "\n".join(lines)
 
 
 def _is_spec(spec: Any) -> bool:
@@ -141,7 +151,7 @@ class ReasoningGymEnvironment(
 
     def render(self) -> Text:
         obs = self._last
-        parts = [f"[{obs.task}]", "", obs.question.strip()]
+        parts = [f"[{obs.task}]", "", wrap(obs.question)]
         if obs.done:
             parts += ["", f"Your answer: {obs.answer}", f"Reference answer: {obs.correct_answer}"]
             parts.append(f"Score: {obs.score:g}")

@@ -14,10 +14,25 @@ import uuid
 import numpy as np
 
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction
-from openenv.core.rules import ILLEGAL_MOVE_PENALTY, check_policy, illegal_move
+from openenv.core.rules import (
+    ILLEGAL_MOVE_PENALTY,
+    IllegalMovePolicy,
+    check_policy,
+    illegal_move,
+)
 from wildfire_env.models import FireAction, WildfireAction, WildfireObservation, WildfireState
 from wildfire_env.server.drawing import frame
-from wildfire_env.server.fire import ASH, BREAK, BURNING, DAMP, FUEL, NEIGHBOURS, WINDS, Forest
+from wildfire_env.server.fire import (
+    ASH,
+    BREAK,
+    BURNING,
+    DAMP,
+    FUEL,
+    NEIGHBOURS,
+    WINDS,
+    Forest,
+    Wind,
+)
 
 TIME_PENALTY = 0.01
 EXTINGUISH_REWARD = 0.1
@@ -56,13 +71,13 @@ class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, Wildf
         width: int = 16,
         height: int = 16,
         humidity: float = 0.25,
-        wind: str | None = None,
+        wind: Wind | None = None,
         init_sources: int = 2,
         head_start: int = 3,
         max_steps: int = 100,
         water_capacity: int = 10,
         break_capacity: int = 30,
-        illegal_move: str = "refuse",
+        illegal_move: IllegalMovePolicy = "refuse",
     ) -> WildfireObservation:
         _check_options(width, height, humidity, wind, init_sources, max_steps)
         if not 0 <= head_start <= MAX_HEAD_START:

@@ -13,6 +13,7 @@ watered cells stay damp (unburnable) for ``DAMP_TICKS`` ticks, then dry back int
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -32,6 +33,7 @@ WINDS = {
     "NW": (-1, -1),
     "CALM": (0, 0),
 }
+Wind = Literal["N", "NE", "E", "SE", "S", "SW", "W", "NW", "CALM"]
 NEIGHBOURS = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy, dx) != (0, 0)]
 
 
