@@ -80,7 +80,7 @@ def _thumb(item: CatalogEnv) -> str:
         note = escape(thumb.note) if thumb else ""
         return f'{link}<span class="big">{escape(e.emoji)}</span><small>{note}</small></a>'
     if thumb.kind == "png":
-        return f'{link}<img src="thumbs/{escape(e.name)}.png" alt="{alt}" loading="lazy"></a>'
+        return f'{link}<img src="thumbs/{escape(e.name)}.png" alt="{alt}"></a>'
     if thumb.kind == "svg":
         return f'{link}<img src="{thumb.svg_data_url()}" alt="{alt}"></a>'
     return f'{link}<pre class="text-thumb">{escape(str(thumb.data))}</pre></a>'

@@ -109,7 +109,8 @@ def make_importable(entry: EnvEntry) -> None:
 def import_app(entry: EnvEntry) -> Any:
     """Import the environment's server app; a missing optional dependency raises EnvUnavailable.
 
-    Any other import error is a bug in the environment and propagates unchanged.
+    So does an ImportError from a dependency (installed, but broken or too old). A missing
+    module of the package itself, or any other error, is a bug and propagates unchanged.
     """
     make_importable(entry)
     module_name, _, attr = entry.app_ref.partition(":")
@@ -122,6 +123,8 @@ def import_app(entry: EnvEntry) -> Any:
         raise EnvUnavailable(
             entry.name, f"missing module {missing!r}", entry.install_command(missing)
         ) from exc
+    except ImportError as exc:  # an optional dependency that is installed but broken or too old
+        raise EnvUnavailable(entry.name, str(exc), entry.install_command()) from exc
     try:
         return getattr(module, attr or "app")
     except AttributeError:
