@@ -105,6 +105,21 @@ def grid_server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def echo_server() -> Iterator[str]:
+    """The echo tool environment (API only), shared by the MCP test modules."""
+    with serve("echo_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def echo_production_server() -> Iterator[str]:
+    """The echo tool environment in production mode: tools and health only."""
+    env = {"ENABLE_WEB_INTERFACE": "0", "OPENENV_MODE": "production"}
+    with serve("echo_env.server.app:app", env=env) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def browser():
     """One headless Debian Chromium for the whole run (Playwright cannot download browsers here)."""
     if not Path(CHROMIUM).exists():

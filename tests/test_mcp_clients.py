@@ -6,36 +6,21 @@ import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import serve
 from echo_env import CallToolAction, EchoEnv, ListToolsAction, ListToolsObservation
 
 from openenv.client.mcp import ToolCallError
 
-NO_WEB = {"ENABLE_WEB_INTERFACE": "0"}
 COMPAT = Path(__file__).resolve().parent / "compat"
-
-
-@pytest.fixture(scope="module")
-def echo_url() -> Iterator[str]:
-    with serve("echo_env.server.app:app", env=NO_WEB) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def production_url() -> Iterator[str]:
-    with serve("echo_env.server.app:app", env={**NO_WEB, "OPENENV_MODE": "production"}) as url:
-        yield url
 
 
 # -- our client -----------------------------------------------------------------------------------
 
 
-async def test_our_async_client_lists_and_calls_tools(echo_url: str) -> None:
-    async with EchoEnv(base_url=echo_url) as env:
+async def test_our_async_client_lists_and_calls_tools(echo_server: str) -> None:
+    async with EchoEnv(base_url=echo_server) as env:
         first = await env.reset()
         assert first.observation.metadata["message"] == "Echo environment ready!"
         tools = await env.list_tools()
@@ -48,8 +33,8 @@ async def test_our_async_client_lists_and_calls_tools(echo_url: str) -> None:
         }
 
 
-def test_our_sync_client_steps_with_tool_actions_and_gets_rewards(echo_url: str) -> None:
-    with EchoEnv(base_url=echo_url).sync() as env:
+def test_our_sync_client_steps_with_tool_actions_and_gets_rewards(echo_server: str) -> None:
+    with EchoEnv(base_url=echo_server).sync() as env:
         env.reset()
         action = CallToolAction(tool_name="echo_message", arguments={"message": "Hello, World!"})
         result = env.step(action)
@@ -61,16 +46,16 @@ def test_our_sync_client_steps_with_tool_actions_and_gets_rewards(echo_url: str)
         assert env.state().step_count == 2
 
 
-def test_our_client_reports_refused_tools(echo_url: str) -> None:
-    with EchoEnv(base_url=echo_url).sync() as env:
+def test_our_client_reports_refused_tools(echo_server: str) -> None:
+    with EchoEnv(base_url=echo_server).sync() as env:
         with pytest.raises(ToolCallError, match="reserved for the orchestrator"):
             env.call_tool("reset")
         with pytest.raises(ToolCallError, match="message"):
             env.call_tool("echo_message", text="wrong argument name")
 
 
-def test_our_client_uses_tools_in_production_mode(production_url: str) -> None:
-    with EchoEnv(base_url=production_url).sync() as env:
+def test_our_client_uses_tools_in_production_mode(echo_production_server: str) -> None:
+    with EchoEnv(base_url=echo_production_server).sync() as env:
         assert env.call_tool("echo_message", message="prod") == "prod"
         with pytest.raises(Exception, match="production mode"):
             env.reset()
@@ -79,11 +64,11 @@ def test_our_client_uses_tools_in_production_mode(production_url: str) -> None:
 # -- the official MCP SDK -----------------------------------------------------------------------
 
 
-async def test_official_mcp_client_session_lists_and_calls_tools(echo_url: str) -> None:
+async def test_official_mcp_client_session_lists_and_calls_tools(echo_server: str) -> None:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    url = echo_url + "/mcp"
+    url = echo_server + "/mcp"
     async with (
         streamable_http_client(url) as streams,
         ClientSession(streams[0], streams[1]) as session,
@@ -101,10 +86,12 @@ async def test_official_mcp_client_session_lists_and_calls_tools(echo_url: str) 
         assert "reserved for the orchestrator" in refused.content[0].text
 
 
-async def test_official_mcp_client_auto_mode_works_in_production(production_url: str) -> None:
+async def test_official_mcp_client_auto_mode_works_in_production(
+    echo_production_server: str,
+) -> None:
     from mcp import Client
 
-    async with Client(production_url + "/mcp") as client:
+    async with Client(echo_production_server + "/mcp") as client:
         listed = await client.list_tools()
         assert {t.name for t in listed.tools} == {"echo_message", "echo_with_length"}
         result = await client.call_tool("echo_message", {"message": "hi"})
@@ -142,16 +129,16 @@ async def use(url, simulate):
                 out["reset_refused"] = str(exc)
     return out
 
-async def main(simulation_url, production_url):
+async def main(simulation_url, echo_production_server):
     print(json.dumps({"simulation": await use(simulation_url, True),
-                      "production": await use(production_url, False)}))
+                      "production": await use(echo_production_server, False)}))
 
 asyncio.run(main(sys.argv[1], sys.argv[2]))
 """
 
 
 @pytest.fixture(scope="module")
-def reference_client_run(echo_url: str, production_url: str, tmp_path_factory) -> dict:
+def reference_client_run(echo_server: str, echo_production_server: str, tmp_path_factory) -> dict:
     """One run of the openenv 0.10.x MCPToolClient against both servers (its import is slow)."""
     sys.path.insert(0, str(COMPAT))
     from refvenv import ensure_ref_venv
@@ -160,7 +147,7 @@ def reference_client_run(echo_url: str, production_url: str, tmp_path_factory) -
     script = workdir / "ref_mcp_client.py"
     script.write_text(textwrap.dedent(REF_SCRIPT))
     done = subprocess.run(
-        [str(ensure_ref_venv()), str(script), echo_url, production_url],
+        [str(ensure_ref_venv()), str(script), echo_server, echo_production_server],
         capture_output=True,
         text=True,
         timeout=300,

@@ -3,26 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import serve
 from websockets.sync.client import connect
-
-NO_WEB = {"ENABLE_WEB_INTERFACE": "0"}
-
-
-@pytest.fixture(scope="module")
-def echo_url() -> Iterator[str]:
-    with serve("echo_env.server.app:app", env=NO_WEB) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def production_url() -> Iterator[str]:
-    with serve("echo_env.server.app:app", env={**NO_WEB, "OPENENV_MODE": "production"}) as url:
-        yield url
 
 
 def rpc(url: str, method: str, params: dict | None = None, rid: int = 1) -> dict:
@@ -37,8 +21,8 @@ def ws_send(ws, message: dict) -> dict:
     return json.loads(ws.recv(timeout=30))
 
 
-def test_tools_list_describes_each_tool_with_an_input_schema(echo_url: str) -> None:
-    answer = rpc(echo_url, "tools/list", rid=7)
+def test_tools_list_describes_each_tool_with_an_input_schema(echo_server: str) -> None:
+    answer = rpc(echo_server, "tools/list", rid=7)
     assert answer["jsonrpc"] == "2.0" and answer["id"] == 7
     tools = {t["name"]: t for t in answer["result"]["tools"]}
     assert set(tools) == {"echo_message", "echo_with_length"}
@@ -48,22 +32,22 @@ def test_tools_list_describes_each_tool_with_an_input_schema(echo_url: str) -> N
     assert schema["properties"]["message"]["type"] == "string"
 
 
-def test_tools_call_returns_the_tool_result(echo_url: str) -> None:
+def test_tools_call_returns_the_tool_result(echo_server: str) -> None:
     params = {"name": "echo_with_length", "arguments": {"message": "hey"}}
-    result = rpc(echo_url, "tools/call", params)["result"]
+    result = rpc(echo_server, "tools/call", params)["result"]
     assert result["data"] == {"message": "hey", "length": 3}
     assert result["is_error"] is False
     assert result["content"][0]["type"] == "text"
 
 
-def test_initialize_opens_a_standard_mcp_session(echo_url: str) -> None:
+def test_initialize_opens_a_standard_mcp_session(echo_server: str) -> None:
     params = {
         "protocolVersion": "2025-06-18",
         "capabilities": {},
         "clientInfo": {"name": "curl", "version": "1"},
     }
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
-    response = httpx.post(echo_url + "/mcp", json=body, timeout=30)
+    response = httpx.post(echo_server + "/mcp", json=body, timeout=30)
     assert response.headers["mcp-session-id"]
     result = response.json()["result"]
     assert result["serverInfo"]["name"] == "echo"
@@ -71,8 +55,8 @@ def test_initialize_opens_a_standard_mcp_session(echo_url: str) -> None:
 
 
 @pytest.mark.parametrize("reserved", ["reset", "step", "state", "close"])
-def test_reserved_names_are_refused_as_tools(echo_url: str, reserved: str) -> None:
-    error = rpc(echo_url, "tools/call", {"name": reserved})["error"]
+def test_reserved_names_are_refused_as_tools(echo_server: str, reserved: str) -> None:
+    error = rpc(echo_server, "tools/call", {"name": reserved})["error"]
     assert error["code"] == -32602
     assert "reserved for the orchestrator" in error["message"]
 
@@ -92,15 +76,15 @@ def test_reserved_names_are_refused_as_tools(echo_url: str, reserved: str) -> No
         ),
     ],
 )
-def test_bad_requests_get_json_rpc_errors(echo_url: str, body: bytes, code: int, fragment: str):
-    response = httpx.post(echo_url + "/mcp", content=body, timeout=30)
+def test_bad_requests_get_json_rpc_errors(echo_server: str, body: bytes, code: int, fragment: str):
+    response = httpx.post(echo_server + "/mcp", content=body, timeout=30)
     assert response.status_code == 200
     error = response.json()["error"]
     assert error["code"] == code and fragment in error["message"]
 
 
-def test_mcp_messages_on_ws_use_the_connection_s_session(echo_url: str) -> None:
-    with connect(echo_url.replace("http", "ws") + "/ws") as ws:
+def test_mcp_messages_on_ws_use_the_connection_s_session(echo_server: str) -> None:
+    with connect(echo_server.replace("http", "ws") + "/ws") as ws:
         call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call"}
         call["params"] = {"name": "echo_message", "arguments": {"message": "over ws"}}
         reply = ws_send(ws, {"type": "mcp", "data": call})
@@ -111,37 +95,37 @@ def test_mcp_messages_on_ws_use_the_connection_s_session(echo_url: str) -> None:
         assert state["step_count"] == 0  # a direct tool call is not a step
 
 
-def test_a_session_created_over_http_is_shared_with_ws(echo_url: str) -> None:
-    session_id = rpc(echo_url, "openenv/session/create")["result"]["session_id"]
-    ws_url = echo_url.replace("http", "ws") + f"/ws?session_id={session_id}"
+def test_a_session_created_over_http_is_shared_with_ws(echo_server: str) -> None:
+    session_id = rpc(echo_server, "openenv/session/create")["result"]["session_id"]
+    ws_url = echo_server.replace("http", "ws") + f"/ws?session_id={session_id}"
     with connect(ws_url) as ws:
         ws_send(ws, {"type": "reset", "data": {"episode_id": "shared-1"}})
         step = {"type": "call_tool", "tool_name": "echo_message", "arguments": {"message": "a"}}
         assert ws_send(ws, {"type": "step", "data": step})["data"]["reward"] == 0.0
     answer = rpc(
-        echo_url,
+        echo_server,
         "tools/call",
         {"name": "echo_message", "arguments": {"message": "b"}, "session_id": session_id},
     )
     assert answer["result"]["data"] == "b"
-    closed = rpc(echo_url, "openenv/session/close", {"session_id": session_id})["result"]
+    closed = rpc(echo_server, "openenv/session/close", {"session_id": session_id})["result"]
     assert closed == {"session_id": session_id, "closed": True}
-    gone = rpc(echo_url, "tools/list", {"session_id": session_id})["error"]
+    gone = rpc(echo_server, "tools/list", {"session_id": session_id})["error"]
     assert gone["code"] == -32602 and session_id in gone["message"]
 
 
-def test_production_mode_serves_tools_and_health_only(production_url: str) -> None:
-    assert httpx.get(production_url + "/health").json() == {"status": "healthy"}
+def test_production_mode_serves_tools_and_health_only(echo_production_server: str) -> None:
+    assert httpx.get(echo_production_server + "/health").json() == {"status": "healthy"}
     for method, path in [("POST", "/reset"), ("POST", "/step"), ("GET", "/state")]:
-        response = httpx.request(method, production_url + path, json={"action": {}})
+        response = httpx.request(method, echo_production_server + path, json={"action": {}})
         assert response.status_code == 404, path
-    assert httpx.get(production_url + "/web/").status_code == 404
+    assert httpx.get(echo_production_server + "/web/").status_code == 404
     params = {"name": "echo_message", "arguments": {"message": "p"}}
-    assert rpc(production_url, "tools/call", params)["result"]["data"] == "p"
+    assert rpc(echo_production_server, "tools/call", params)["result"]["data"] == "p"
 
 
-def test_production_mode_refuses_reset_step_and_state_on_ws(production_url: str) -> None:
-    with connect(production_url.replace("http", "ws") + "/ws") as ws:
+def test_production_mode_refuses_reset_step_and_state_on_ws(echo_production_server: str) -> None:
+    with connect(echo_production_server.replace("http", "ws") + "/ws") as ws:
         for message in ({"type": "reset"}, {"type": "step", "data": {}}, {"type": "state"}):
             reply = ws_send(ws, message)
             assert reply["type"] == "error", message
