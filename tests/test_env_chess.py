@@ -96,6 +96,14 @@ def test_playing_black_the_opponent_opens_at_reset(env):
     assert obs.opponent_move is not None and obs.opponent_move_san in obs.message
 
 
+def test_a_promotion_without_its_piece_is_refused_with_the_fix(env):
+    env.reset(seed=0, opponent="self", fen="8/4P3/8/8/8/8/k7/6K1 w - - 0 1")
+    with pytest.raises(ClientError, match="needs a promotion piece: e7e8q"):
+        play(env, "e7e8")
+    obs = play(env, "e7e8q").observation
+    assert obs.fen.startswith("4Q3/")
+
+
 def test_san_input_is_accepted(env):
     env.reset(seed=6, opponent="self")
     assert play(env, "Nf3").observation.agent_move == "g1f3"

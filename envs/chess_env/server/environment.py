@@ -174,6 +174,9 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
             except ValueError:
                 return f"{text!r} is not a legal move in UCI (e2e4) or SAN (e4) notation here"
         if move not in board.legal_moves:
+            promoted = chess.Move(move.from_square, move.to_square, promotion=chess.QUEEN)
+            if move.promotion is None and promoted in board.legal_moves:
+                return f"{text} needs a promotion piece: {promoted.uci()} (q, r, b or n)"
             return f"{text} is not legal here; legal moves: {', '.join(self._legal_uci()[:12])}…"
         return move
 
