@@ -114,6 +114,8 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         )
         reply = self._opponent_turn() if self._agent not in (None, self._board.turn) else None
         message = f"New game: you play {self._agent_label()} against {self._state.opponent_engine}."
+        if self._agent is None:
+            message = "New game in self-play: you move both sides."
         if reply:
             message += f" Opponent opened with {reply[1]}."
         return self._observe(message, reply=reply)
