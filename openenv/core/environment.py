@@ -89,8 +89,6 @@ class Environment(Generic[ActT, ObsT, StateT]):
 
     rubric: Rubric | None = None
     transform: Transform | None = None
-    rng: random.Random
-    np_random: np.random.Generator
     seed: int | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -143,6 +141,35 @@ class Environment(Generic[ActT, ObsT, StateT]):
         return []
 
     # -- helpers for servers and tools --------------------------------------------------
+
+    @property
+    def rng(self) -> random.Random:
+        """``random.Random`` seeded by the last ``reset`` (created on first use)."""
+        rng = self.__dict__.get("_openenv_rng")
+        if rng is None:
+            rng = self._openenv_rng = random.Random(self._current_seed())
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._openenv_rng = value
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """``numpy.random.Generator`` seeded by the last ``reset`` (created on first use)."""
+        gen = self.__dict__.get("_openenv_np_random")
+        if gen is None:
+            gen = self._openenv_np_random = np.random.default_rng(self._current_seed())
+        return gen
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._openenv_np_random = value
+
+    def _current_seed(self) -> int:
+        if getattr(self, "seed", None) is None:
+            self.seed = int.from_bytes(os.urandom(4), "little")
+        return self.seed  # type: ignore[return-value]
 
     @property
     def episode_over(self) -> bool:
@@ -222,8 +249,9 @@ def _begin_reset(env: Environment, seed: int | None, kwargs: dict[str, Any]) -> 
         raise InvalidAction(f"seed must be an integer, got {seed!r}")
     used = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     env.seed = used
-    env.rng = random.Random(used)
-    env.np_random = np.random.default_rng(used)
+    # Built from the seed on first use: an env that draws no randomness pays nothing.
+    env.__dict__.pop("_openenv_rng", None)
+    env.__dict__.pop("_openenv_np_random", None)
     if env.rubric is not None:
         env.rubric.reset()
 

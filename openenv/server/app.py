@@ -21,7 +21,7 @@ from openenv.server.context import ServerContext
 from openenv.server.manifest import load_manifest, package_root
 from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
 from openenv.server.sessions import SessionManager
-from openenv.server.ws import WsEndpoint
+from openenv.server.ws import WsEndpoint, serve_directly
 
 log = logging.getLogger("openenv.server")
 
@@ -117,7 +117,8 @@ def create_app(
     ws = WsEndpoint(
         manager, action_cls, token=ctx.token, mcp_handler=mcp_handler, simulation=not production
     )
-    app.add_api_websocket_route("/ws", ws)
+    app.router.add_websocket_route("/ws", ws)  # WsEndpoint is a plain ASGI app
+    serve_directly(app, "/ws", ws)
     if tools:
         tools.mount(app)
 

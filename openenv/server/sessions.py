@@ -31,7 +31,7 @@ log = logging.getLogger("openenv.server")
 CloseHook = Callable[[str], Awaitable[None] | None]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Session:
     """One environment instance and its bookkeeping. Created only by :class:`SessionManager`."""
 
