@@ -64,11 +64,11 @@ def test_two_visitors_get_separate_episodes(page, browser, grid_server):
     other = browser.new_context().new_page()
     try:
         open_playground(other, grid_server)
-        page.keyboard.press("ArrowDown")
+        page.click("#oe-stage .oe-act:has-text('Down')")
         wait_steps(page, 1)
-        other.keyboard.press("ArrowRight")
-        other.keyboard.press("ArrowRight")
-        wait_steps(other, 2)
+        for n in (1, 2):
+            other.click("#oe-stage .oe-act:has-text('Right')")
+            wait_steps(other, n)
         assert page.evaluate(AGENT_AT) == [1, 0]
         assert other.evaluate(AGENT_AT) == [0, 2]
         assert steps(page) == 1

@@ -74,9 +74,22 @@ def _buttons(tab: WebTab) -> str:
 
 
 def _message(tab: WebTab) -> str:
+    if not tab.message and any(choice.key for choice in tab.legal):
+        return f'<div class="oe-msg oe-hint">{_key_hint(tab)}</div>'
     role = ' role="alert"' if tab.message_kind == "error" else ""
     text = html.escape(tab.message)
     return f'<div class="oe-msg oe-msg-{tab.message_kind}"{role}>{text}</div>'
+
+
+def _key_hint(tab: WebTab) -> str:
+    keys = [choice.key for choice in tab.legal if choice.key]
+    shown = " ".join(f"<kbd>{html.escape(_KEY_NAMES.get(k, k))}</kbd>" for k in keys)
+    arrows = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"} & set(keys)
+    return (
+        "Keyboard: "
+        + shown
+        + (" or <kbd>W</kbd><kbd>A</kbd><kbd>S</kbd><kbd>D</kbd>" if arrows else "")
+    )
 
 
 def episode_panel(tab: WebTab) -> str:
@@ -91,7 +104,12 @@ def episode_panel(tab: WebTab) -> str:
         f'<div><span>Status</span><b class="oe-status oe-status-{status.replace(" ", "-")}">'
         f"{status}</b></div></div>"
     )
-    return stats + reward_chart_svg(tab.episode.rewards) + _log(tab) + _downloads(tab)
+    key = (
+        '<div class="oe-chart-key"><span><i style="background:#86efac"></i>reward</span>'
+        '<span><i style="background:#4f46e5;height:3px"></i>return</span></div>'
+    )
+    chart = reward_chart_svg(tab.episode.rewards)
+    return stats + chart + key + _log(tab) + _downloads(tab)
 
 
 def _log(tab: WebTab) -> str:
