@@ -7,9 +7,14 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openenv.cli import ui
 from openenv.cli.ui import CliError
+
+if TYPE_CHECKING:
+    from openenv.cli.targets import Target
+    from openenv.hub.discovery import EnvEntry
 
 DESCRIPTION = """\
 Build OpenEnv environments, play them in the browser, and share them as Hugging Face Spaces.
@@ -24,38 +29,72 @@ catalog). Without PATH: the current directory, else the catalog of this installa
 """
 
 
+COMMANDS = {
+    "init": """\
+Write NAME_env/: models, client, server with its playground, openenv.yaml, README and tests.
+It passes `openenv validate` as generated.""",
+    "serve": """\
+Serve an environment (API at /, playground at /web/) or, for a directory of them, the catalog
+(landing page at /, each environment under /envs/<name>/).""",
+    "validate": """\
+In-process: package layout, openenv.yaml, the typed client, check_env on the environment and
+the server app. With --url: health, metadata, schema, reset/state/step over /ws, error handling
+and seeded determinism, against a running server. Exit code 1 when a check fails.""",
+    "build": """\
+Write the Space bundle (Dockerfile, README with the Hub front matter, app.py, requirements.txt,
+the vendored framework and environment) and build its image when a Docker engine answers.""",
+    "push": """\
+Render the Space bundle and publish it with huggingface_hub: create the Space (docker SDK),
+upload it, set variables and secrets, print its URL. The token comes from $HF_TOKEN or
+`hf auth login`; it is never printed, and neither are secret values.""",
+    "list": """\
+List the environments and whether they import here; for a missing optional dependency, the
+command that installs it.""",
+}
+
+
+def _command(sub: argparse._SubParsersAction, name: str, summary: str) -> argparse.ArgumentParser:
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=COMMANDS[name],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="openenv", description=DESCRIPTION, formatter_class=argparse.RawTextHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    path_help = "an environment package or a directory of them (default: here)"
 
-    p = sub.add_parser("init", help="scaffold a new environment package")
+    p = _command(sub, "init", "scaffold a new environment package")
     p.add_argument("name", metavar="NAME", help="environment name, e.g. my_game")
     p.add_argument("--dir", default=".", help="where to create NAME_env/ (default: here)")
     p.set_defaults(run=_init)
 
-    p = sub.add_parser("serve", help="run an environment (or the catalog) with its playground")
-    p.add_argument("path", nargs="?", metavar="PATH")
+    p = _command(sub, "serve", "run an environment (or the catalog) with its playground")
+    p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.add_argument("--port", type=int, help="default: $PORT, else 8000 (catalog: 7860)")
     p.add_argument("--host", help="default: $HOST, else 0.0.0.0")
     p.set_defaults(run=_serve)
 
-    p = sub.add_parser("validate", help="check an environment in-process, or a server by URL")
-    p.add_argument("path", nargs="?", metavar="PATH")
+    p = _command(sub, "validate", "check an environment in-process, or a server by URL")
+    p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.add_argument("--url", help="check a running server over HTTP and /ws instead")
     p.set_defaults(run=_validate)
 
-    p = sub.add_parser("build", help="write the Space bundle and build its Docker image")
-    p.add_argument("path", nargs="?", metavar="PATH")
+    p = _command(sub, "build", "write the Space bundle and build its Docker image")
+    p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.add_argument("--out", help="bundle directory (default: ./build/<name>-space)")
     p.add_argument("--tag", help="image tag (default: <name>-env:latest)")
     p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
     p.add_argument("--no-image", action="store_true", help="only write the bundle")
     p.set_defaults(run=_build)
 
-    p = sub.add_parser("push", help="publish the environment as a Hugging Face Space")
-    p.add_argument("path", nargs="?", metavar="PATH")
+    p = _command(sub, "push", "publish the environment as a Hugging Face Space")
+    p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.add_argument("--repo-id", help="OWNER/NAME of the Space (default: <you>/<env name>)")
     p.add_argument("--private", action="store_true", help="create the Space private")
     p.add_argument("--dry-run", metavar="DIR", help="write the bundle to DIR; send nothing")
@@ -64,8 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
     p.set_defaults(run=_push)
 
-    p = sub.add_parser("list", help="list the environments and whether they can run here")
-    p.add_argument("path", nargs="?", metavar="PATH")
+    p = _command(sub, "list", "list the environments and whether they can run here")
+    p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.set_defaults(run=_list)
     return parser
 
@@ -198,7 +237,9 @@ def _push(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dry_run(target, args: argparse.Namespace, variables: dict, secrets: dict) -> int:
+def _dry_run(
+    target: Target, args: argparse.Namespace, variables: dict[str, str], secrets: dict[str, str]
+) -> int:
     from openenv.cli.build import write_bundle
 
     repo_id = args.repo_id or "OWNER/NAME"
@@ -232,7 +273,7 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _entries(envs_dir: Path | None) -> list:
+def _entries(envs_dir: Path | None) -> list[EnvEntry]:
     from openenv.hub.discovery import discover
 
     return discover(envs_dir) if envs_dir else []
