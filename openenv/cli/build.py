@@ -40,12 +40,15 @@ def default_tag(bundle: Bundle) -> str:
 def docker_engine() -> str | None:
     """``"cli"`` or ``"sdk"`` when a Docker engine answers, else ``None``."""
     if shutil.which("docker"):
-        probe = subprocess.run(
-            ["docker", "info", "--format", "{{.ServerVersion}}"],
-            capture_output=True,
-            text=True,
-            timeout=15,
-        )
+        try:
+            probe = subprocess.run(
+                ["docker", "info", "--format", "{{.ServerVersion}}"],
+                capture_output=True,
+                text=True,
+                timeout=15,
+            )
+        except subprocess.TimeoutExpired:  # a daemon that does not answer is no engine
+            return None
         if probe.returncode == 0:
             return "cli"
     try:
