@@ -148,6 +148,8 @@ def test_bundle_vendors_the_framework_and_the_env(grid_bundle: Path) -> None:
     assert {"Dockerfile", "README.md", "app.py", "requirements.txt", "openenv", "web"} <= files
     assert (grid_bundle / "openenv" / "server" / "app.py").is_file()
     assert (grid_bundle / "web" / "playground.py").is_file()
+    for asset in (ROOT / "assets").glob("*.*"):
+        assert (grid_bundle / "assets" / asset.name).read_bytes() == asset.read_bytes()
     assert (grid_bundle / "envs" / "grid_world_env" / "openenv.yaml").is_file()
     assert not list(grid_bundle.rglob("__pycache__"))
     reqs = (grid_bundle / "requirements.txt").read_text().split()
