@@ -161,3 +161,12 @@ def test_one_labelled_button_per_action_with_keys():
     pong = {b.label: b.key for b in env.legal_actions()}
     assert (pong["RIGHT"], pong["LEFT"], pong["FIRE"]) == ("ArrowUp", "ArrowDown", " ")
     env.close()
+
+
+def test_the_zeros_a_blank_playground_form_sends_mean_the_defaults():
+    env = AtariEnvironment()
+    options = {"mode": 0, "difficulty": 0, "frameskip": 0, "max_episode_steps": 0}
+    env.reset(seed=0, repeat_action_probability=0, **options)
+    assert (env.state.frameskip, env.state.max_episode_steps) == (4, None)
+    assert env.step(AtariAction(action_id=0)).episode_frame_number == 4
+    env.close()

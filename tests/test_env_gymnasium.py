@@ -111,6 +111,11 @@ def test_a_step_limit_truncates_and_the_distinction_is_kept(env):
     assert results[-1].observation.metadata == {"terminated": False, "truncated": True}
 
 
+def test_a_zero_step_limit_from_a_blank_form_means_the_registered_limit(env):
+    env.reset(seed=0, env_id="CartPole-v1", max_episode_steps=0)
+    assert env.state().max_episode_steps == 500
+
+
 def test_frames_travel_only_on_request(env):
     assert env.reset(seed=0, env_id="CartPole-v1").observation.frame is None
     obs = env.reset(seed=0, env_id="CartPole-v1", render=True, frame_encoding="png").observation

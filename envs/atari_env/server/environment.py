@@ -12,8 +12,8 @@ reset option                environment variable         default
 ``mode``                    ``ATARI_MODE``               the game's default
 ``difficulty``              ``ATARI_DIFFICULTY``         the game's default
 ``repeat_action_probability`` ``ATARI_REPEAT_ACTION_PROB`` ``0.0`` (sticky actions)
-``frameskip``               ``ATARI_FRAMESKIP``          ``4``
-``max_episode_steps``       ``ATARI_MAX_EPISODE_STEPS``  none (episodes end at game over)
+``frameskip``               ``ATARI_FRAMESKIP``          ``4`` (``0``: the default)
+``max_episode_steps``       ``ATARI_MAX_EPISODE_STEPS``  none (``0`` too: game over only)
 ``frame_encoding``          ``OPENENV_FRAME_ENCODING``   ``zlib`` (``png``, ``raw``, ``list``)
 ==========================  ===========================  ===========================
 
@@ -264,11 +264,17 @@ def rom_path(game_name: str) -> str:
     return str(roms.get_rom_path(game_name))
 
 
+# Options where 0 means "the default": no such setting exists, and a form's empty number is 0.
+ZERO_IS_DEFAULT = ("frameskip", "max_episode_steps")
+
+
 def resolve_config(options: dict[str, Any]) -> AtariConfig:
     """Reset options first, then ``ATARI_*`` environment variables, then the defaults."""
     values: dict[str, Any] = {}
     for name, var in ENV_VARS.items():
         value = options.get(name)
+        if name in ZERO_IS_DEFAULT and value == 0 and not isinstance(value, bool):
+            value = None
         source = f"reset option {name}"
         if value is None and os.environ.get(var, "").strip():
             value, source = os.environ[var].strip(), f"${var}"

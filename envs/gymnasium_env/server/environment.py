@@ -10,7 +10,7 @@ Reset options (each optional):
 ``render_mode``
     ``rgb_array`` (default when the environment has it), ``ansi`` (text) or ``none``.
 ``max_episode_steps``
-    A step limit (default: the one registered with the id).
+    A step limit (default, or ``0``: the one registered with the id).
 ``render``
     Put the ``rgb_array`` frame in every observation (``frame``). Off by default: drawing and
     encoding a 600×400 frame costs milliseconds per step. The playground draws either way.
@@ -165,6 +165,7 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
     # -- internals -------------------------------------------------------------------------
 
     def _open(self, env_id: str, render_mode: str | None, max_steps: int | None, kwargs: dict):
+        max_steps = None if max_steps == 0 and not isinstance(max_steps, bool) else max_steps
         if max_steps is not None and (isinstance(max_steps, bool) or int(max_steps) < 1):
             raise InvalidAction(f"max_episode_steps must be a positive integer, got {max_steps!r}")
         mode = self._render_mode(env_id, render_mode)
