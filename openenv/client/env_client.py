@@ -11,6 +11,7 @@ Parsing comes from the models. Use ``async with`` or ``.sync()`` for blocking co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -20,7 +21,7 @@ from typing import Any, Generic, TypeVar
 import websockets
 
 from openenv.client.mcp import ToolsMixin
-from openenv.core.errors import ClientError
+from openenv.core.errors import WIRE_CODES, ClientError
 from openenv.core.serialization import model_from_wire, step_result_from_wire
 from openenv.core.types import Action, Observation, State, StepResult
 
@@ -122,6 +123,9 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                     open_timeout=self._connect_timeout,
                     ping_interval=20,
                     ping_timeout=20,
+                    # Messages are small JSON (frames come pre-compressed): per-message
+                    # deflate would cost CPU and ~tens of KiB of zlib state per session.
+                    compression=None,
                 ),
                 timeout=self._connect_timeout + 1,
             )
@@ -207,7 +211,8 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             if request_id is not None:
                 message = {**message, "request_id": request_id}
             try:
-                await self._ws.send(json.dumps(message))
+                with contextlib.suppress(websockets.ConnectionClosed):  # read its last words
+                    await self._ws.send(json.dumps(message))
                 reply = await asyncio.wait_for(self._receive(request_id), self._message_timeout)
             except TimeoutError:
                 raise ClientError(
@@ -215,7 +220,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 ) from None
             except websockets.ConnectionClosed as exc:
                 self._ws = None
-                raise ClientError(f"connection closed by the server: {exc}", "CLOSED") from exc
+                raise _closed_error(exc) from exc
         if reply.get("type") == "error":
             err = reply.get("data") or {}
             raise ClientError(str(err.get("message", "unknown error")), err.get("code"))
@@ -226,8 +231,16 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         return reply.get("data") or {}
 
     async def _receive(self, request_id: str | None) -> dict[str, Any]:
+        """The reply to ``request_id``; a frame queued before a close is still delivered."""
         while True:
             reply = json.loads(await self._ws.recv())
             if request_id is None or reply.get("request_id") in (None, request_id):
                 return reply
             # A late answer to a call that timed out: drop it.
+
+
+def _closed_error(exc: websockets.ConnectionClosed) -> ClientError:
+    """A closed connection as a ClientError; our servers put the wire code in the reason."""
+    reason = exc.rcvd.reason if exc.rcvd is not None else ""
+    code = reason if reason in WIRE_CODES else "CLOSED"
+    return ClientError(f"connection closed by the server: {exc}", code)
