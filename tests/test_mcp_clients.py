@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
 from echo_env import CallToolAction, EchoEnv, ListToolsAction, ListToolsObservation
@@ -16,10 +20,21 @@ from openenv.client.mcp import ToolCallError
 COMPAT = Path(__file__).resolve().parent / "compat"
 
 
+def run_in_thread(check: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
+    """Run an async check on its own loop in a worker thread: once Playwright's sync API has
+    started (the session's browser fixture), the main thread already has a running loop."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, check(*args)).result()
+
+
 # -- our client -----------------------------------------------------------------------------------
 
 
-async def test_our_async_client_lists_and_calls_tools(echo_server: str) -> None:
+def test_our_async_client_lists_and_calls_tools(echo_server: str) -> None:
+    run_in_thread(our_async_client_session, echo_server)
+
+
+async def our_async_client_session(echo_server: str) -> None:
     async with EchoEnv(base_url=echo_server) as env:
         first = await env.reset()
         assert first.observation.metadata["message"] == "Echo environment ready!"
@@ -64,7 +79,11 @@ def test_our_client_uses_tools_in_production_mode(echo_production_server: str) -
 # -- the official MCP SDK -----------------------------------------------------------------------
 
 
-async def test_official_mcp_client_session_lists_and_calls_tools(echo_server: str) -> None:
+def test_official_mcp_client_session_lists_and_calls_tools(echo_server: str) -> None:
+    run_in_thread(official_client_session, echo_server)
+
+
+async def official_client_session(echo_server: str) -> None:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
@@ -86,9 +105,11 @@ async def test_official_mcp_client_session_lists_and_calls_tools(echo_server: st
         assert "reserved for the orchestrator" in refused.content[0].text
 
 
-async def test_official_mcp_client_auto_mode_works_in_production(
-    echo_production_server: str,
-) -> None:
+def test_official_mcp_client_auto_mode_works_in_production(echo_production_server: str) -> None:
+    run_in_thread(official_client_auto_mode, echo_production_server)
+
+
+async def official_client_auto_mode(echo_production_server: str) -> None:
     from mcp import Client
 
     async with Client(echo_production_server + "/mcp") as client:
@@ -129,9 +150,9 @@ async def use(url, simulate):
                 out["reset_refused"] = str(exc)
     return out
 
-async def main(simulation_url, echo_production_server):
+async def main(simulation_url, production_url):
     print(json.dumps({"simulation": await use(simulation_url, True),
-                      "production": await use(echo_production_server, False)}))
+                      "production": await use(production_url, False)}))
 
 asyncio.run(main(sys.argv[1], sys.argv[2]))
 """
