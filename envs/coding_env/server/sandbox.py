@@ -16,7 +16,9 @@ uid, chosen at random, because Linux does not apply ``RLIMIT_NPROC`` to root. Th
 read the server's files under ``/root`` or its ``/proc/<pid>/environ``, and "every process of
 the sandbox" is simply "every process of that uid", even ones that left the process group.
 Otherwise the sandbox runs as the server's user, with the process limit counted on top of the
-processes that user already has, and stray processes are found by process group.
+processes that user already has, and stray processes are found by process group; the server
+process is made non-dumpable so its ``/proc/<pid>/environ`` stays unreadable to the sandbox
+(other processes of that user stay visible: run as root, or in a container, for untrusted code).
 
 Processes started by the code do not outlive the run that started them.
 """
@@ -24,6 +26,7 @@ Processes started by the code do not outlive the run that started them.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import json
 import os
@@ -44,6 +47,7 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 EXIT_TIMEOUT = 124  # like coreutils timeout(1); killed by signal N gives 128 + N
 MAX_CODE_BYTES = 1_000_000
 _UID_RANGE = (1_000_000, 2_000_000_000)
+_PR_SET_DUMPABLE = 4
 
 
 class SandboxUnavailable(RuntimeError):
@@ -147,6 +151,7 @@ class Sandbox:
             options = {"user": self._uid, "group": self._uid, "extra_groups": []}
         else:
             nproc += len(_pids(lambda pid, uid, pgrp: uid == os.getuid()))
+            _protect_server_process()
         limits = json.dumps({**asdict(self.limits), "nproc": nproc, "mode": mode})
         try:
             self._proc = subprocess.Popen(
@@ -289,6 +294,18 @@ def _allocate_uid() -> int:
 
 def _owned_by(uid: int, pid: int, owner: int, pgrp: int) -> bool:
     return owner == uid
+
+
+@functools.cache
+def _protect_server_process() -> None:
+    """Make the server non-dumpable: its ``/proc/<pid>`` files (``environ`` among them) then
+    belong to root, so a sandbox running under the same uid cannot read the server's secrets."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise SandboxUnavailable(
+            f"could not hide the server's environment from sandboxes (prctl failed: "
+            f"{os.strerror(ctypes.get_errno())}); run the server as root to isolate sandboxes"
+        )
 
 
 def _clean_environment(workdir: str) -> dict[str, str]:
