@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from openenv.core import ActionChoice
 from openenv.core.mcp import CallToolAction, CallToolObservation, MCPEnvironment, tool
 
 READY_MESSAGE = "Echo environment ready!"
@@ -44,9 +45,20 @@ class EchoEnvironment(MCPEnvironment):
             reward=0.0, metadata={"status": "ready", "message": READY_MESSAGE}
         )
 
+    def legal_actions(self) -> list[ActionChoice]:
+        """Two example calls, one button each in the playground (any message is allowed)."""
+        return [
+            ActionChoice("Echo 'Hello, World!'", _call("echo_message", "Hello, World!")),
+            ActionChoice("Length of 'Hello!'", _call("echo_with_length", "Hello!")),
+        ]
+
     def score_tool_call(
         self, action: CallToolAction, observation: CallToolObservation
     ) -> CallToolObservation:
         observation.reward = 0.0
         observation.metadata = {"step_count": self.state.step_count + 1}
         return observation
+
+
+def _call(tool_name: str, message: str) -> dict[str, Any]:
+    return {"type": "call_tool", "tool_name": tool_name, "arguments": {"message": message}}
