@@ -11,6 +11,7 @@ from tests.conftest import serve
 pytestmark = pytest.mark.browser
 
 FRAME = "#oe-stage img.oe-frame"
+STEPS = "() => Number(document.querySelector('#oe-stage .oe-stage').dataset.steps)"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,7 @@ def test_pong_autoplays_and_the_frame_changes(page, pong):
     first = frame_src(page)
     assert first.startswith("data:image/png;base64,")
     page.evaluate("() => { window.openenvPlayground.play(0, 30); }")
-    page.wait_for_function("() => (window.openenvPlayground.frames || 0) >= 12", timeout=60_000)
+    page.wait_for_function(f"() => ({STEPS})() >= 12", timeout=60_000)
     assert page.evaluate("() => window.openenvPlayground.isPlaying()")
     seen = {first}
     for _ in range(6):  # the ball and paddles move: the picture keeps changing while playing
