@@ -271,7 +271,7 @@ def autoplay_fps(browser, url: str, seconds: float = 5.0) -> float:
     page.goto(url + "/web/")
     page.wait_for_selector("#oe-stage img.oe-frame", timeout=60_000)
     page.click("#oe-play-fps label:has-text('60')")
-    page.fill("#oe-play-steps input", "0")
+    page.fill("#oe-play-steps :is(input, textarea)", "0")
     page.click("#oe-play")
     time.sleep(0.5)
     fps = page.evaluate(COUNT_FRAMES, seconds)

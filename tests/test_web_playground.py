@@ -95,8 +95,7 @@ def test_invalid_form_value_shows_an_error_and_changes_nothing(page, grid_server
 
 def test_form_step_applies_a_valid_action(page, grid_server):
     open_playground(page, grid_server)
-    page.click("#oe-field-action input")
-    page.get_by_role("option", name="RIGHT").click()
+    page.click("#oe-field-action label:has-text('RIGHT')")
     page.click("#oe-step")
     wait_steps(page, 1)
     assert page.evaluate(AGENT_AT) == [0, 1]
@@ -143,18 +142,21 @@ def test_exported_jsonl_matches_the_steps_taken(page, grid_server, tmp_path):
     clean(page)
 
 
+def wait_for_sessions(url: str, expected: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while web_sessions(url) != expected:
+        assert time.monotonic() < deadline, f"expected {expected} playground sessions"
+        time.sleep(0.1)
+
+
 def test_closing_the_tab_frees_its_session(browser, grid_server):
-    before = web_sessions(grid_server)
+    wait_for_sessions(grid_server, 0)  # the tabs of earlier tests are gone
     context = browser.new_context()
     tab = context.new_page()
     open_playground(tab, grid_server)
-    assert web_sessions(grid_server) == before + 1
-    tab.close()
+    assert web_sessions(grid_server) == 1
     context.close()
-    deadline = time.monotonic() + 10
-    while web_sessions(grid_server) > before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert web_sessions(grid_server) == before
+    wait_for_sessions(grid_server, 0)
 
 
 def test_python_snippet_runs_as_pasted(page, grid_server):
@@ -175,7 +177,7 @@ def test_python_snippet_runs_as_pasted(page, grid_server):
 
 def test_autoplay_runs_the_chosen_number_of_random_steps(page, grid_server):
     open_playground(page, grid_server)
-    page.fill("#oe-play-steps input", "3")
+    page.fill("#oe-play-steps :is(input, textarea)", "3")
     page.click("#oe-play")
     wait_steps(page, 3)
     page.wait_for_function("() => !window.openenvPlayground.isPlaying()")

@@ -43,6 +43,7 @@ SYSTEM_FONTS = (
     "ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue",
     "Arial", "Noto Sans", "DejaVu Sans", "sans-serif",
 )  # fmt: skip
+MAX_RADIO_CHOICES = 8
 MONO_FONTS = (
     "ui-monospace",
     "SFMono-Regular",
@@ -90,7 +91,13 @@ def theme() -> gr.themes.Base:
 
 
 def _asset(name: str) -> str:
-    return (ASSETS / name).read_text(encoding="utf-8")
+    path = ASSETS / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the playground's {name} is missing from {ASSETS}: run from a source checkout "
+            "or install the project in editable mode (pip install -e .)"
+        )
+    return path.read_text(encoding="utf-8")
 
 
 def _favicon_svg(emoji: str) -> str:
@@ -197,20 +204,24 @@ class _Page:
         self.reset_msg = gr.HTML(elem_id="oe-reset-msg", elem_classes=["oe-form-msg"])
 
     def action_form(self) -> None:
-        with gr.Accordion("Action form", open=True, elem_id="oe-form"):
+        # Plain columns and radios rather than accordions, sliders and dropdowns: every
+        # component type is one more script the page loads before it is usable.
+        with gr.Column(variant="panel", elem_id="oe-form"):
+            gr.HTML('<p class="oe-panel-title">Action form</p>')
             self.action_inputs = [_component(spec, "oe-field-") for spec in self.action_specs]
             self.step_btn = gr.Button("Step", variant="secondary", elem_id="oe-step")
             self.form_msg = gr.HTML(elem_id="oe-form-msg", elem_classes=["oe-form-msg"])
 
     def autoplay_panel(self) -> None:
-        with gr.Accordion("Autoplay", open=True, elem_id="oe-autoplay"):
-            self.play_steps = gr.Number(
-                label="steps", value=0, precision=0, minimum=0, info="0 = until done",
-                elem_id="oe-play-steps",
-            )  # fmt: skip
-            self.play_fps = gr.Slider(
-                1, 60, value=10, step=1, label="speed (steps per second)", elem_id="oe-play-fps"
+        with gr.Column(variant="panel", elem_id="oe-autoplay"):
+            gr.HTML('<p class="oe-panel-title">Autoplay random legal actions</p>')
+            self.play_steps = gr.Textbox(
+                value="0", label="steps", info="0 = until done", elem_id="oe-play-steps"
             )
+            self.play_fps = gr.Radio(
+                ["2", "5", "10", "30", "60"], value="10", label="steps per second",
+                elem_id="oe-play-fps",
+            )  # fmt: skip
             with gr.Row():
                 self.play_btn = gr.Button("▶ Play", elem_id="oe-play", min_width=60)
                 self.stop_btn = gr.Button("■ Stop", elem_id="oe-stop", min_width=60)
@@ -363,7 +374,10 @@ def _component(spec: forms.FieldSpec, prefix: str) -> gr.components.Component:
         "elem_id": prefix + spec.name,
     }
     if spec.kind == "enum":
-        return gr.Dropdown(choices=[str(c) for c in spec.choices], **common)
+        choices = [str(c) for c in spec.choices]
+        if len(choices) <= MAX_RADIO_CHOICES:
+            return gr.Radio(choices=choices, **common)
+        return gr.Dropdown(choices=choices, **common)
     if spec.kind == "bool":
         return gr.Checkbox(**common)
     if spec.kind in ("int", "number"):
