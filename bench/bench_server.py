@@ -106,14 +106,19 @@ def raise_fd_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-async def throughput(servers: list[Server], counts: list[int], seconds: float, rounds: int):
-    print(f"\n== throughput: grid world, {seconds:g}s per run, best of {rounds} rounds")
+async def throughput(
+    servers: list[Server], counts: list[int], seconds: float, rounds: int, procs: int
+):
+    print(
+        f"\n== throughput: grid world, {seconds:g}s per run, best of {rounds} rounds, "
+        f"load generator in {procs} process(es) when N > 1"
+    )
     best: dict[tuple[str, int], loadgen.LoadResult] = {}
     for n in counts:
         for _ in range(rounds):
             for server in servers:
                 cpu0 = server.cpu_s()
-                result = await loadgen.run_load(server.ws, n, seconds)
+                result = await loadgen.run_load_procs(server.ws, n, seconds, procs)
                 result.cpu_us = 1e6 * (server.cpu_s() - cpu0) / max(result.all_steps, 1)
                 print(f"  {result.line(server.name)}  server CPU {result.cpu_us:.0f} us/step")
                 key = (server.name, n)
@@ -200,7 +205,7 @@ async def main(args: argparse.Namespace) -> None:
     with both_servers(uvicorn_args, with_ref=not args.ours_only) as servers:
         ours, ref = servers[-1], servers[0]
         if args.sessions:
-            await throughput(servers, args.sessions, args.seconds, args.rounds)
+            await throughput(servers, args.sessions, args.seconds, args.rounds, args.procs)
         if args.idle:
             print(f"\n== idle: {args.idle} open sessions (each reset once), no traffic")
             for server in dict.fromkeys((ours, ref)):
@@ -222,6 +227,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--churn", type=int, default=10000)
     p.add_argument("--loop", default="asyncio", choices=["asyncio", "uvloop"])
     p.add_argument("--http", default="h11", choices=["h11", "httptools"])
+    p.add_argument("--procs", type=int, default=1, help="load generator processes for N > 1")
     p.add_argument("--ws", default="auto", choices=["auto", "websockets", "websockets-sansio"])
     p.add_argument("--ours-only", action="store_true", help="skip the reference server")
     p.add_argument("--quick", action="store_true", help="2s runs, 1 round, churn 1,000")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from websockets.asyncio.client import connect
@@ -84,6 +86,34 @@ async def run_load(ws_url: str, sessions: int, seconds: float, warmup: float = 1
     result.errors += sum(isinstance(o, BaseException) for o in outcomes)
     result.seconds = seconds
     return result
+
+
+def _run_in_process(ws_url: str, sessions: int, seconds: float, warmup: float) -> LoadResult:
+    return asyncio.run(run_load(ws_url, sessions, seconds, warmup))
+
+
+async def run_load_procs(
+    ws_url: str, sessions: int, seconds: float, procs: int, warmup: float = 1.0
+) -> LoadResult:
+    """``run_load`` split over ``procs`` processes (so the client is not the bottleneck)."""
+    if procs <= 1 or sessions < procs:
+        return await run_load(ws_url, sessions, seconds, warmup)
+    loop = asyncio.get_running_loop()
+    shares = [sessions // procs + (i < sessions % procs) for i in range(procs)]
+    with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = await asyncio.gather(
+            *(
+                loop.run_in_executor(pool, _run_in_process, ws_url, n, seconds, warmup + 1.0)
+                for n in shares
+            )
+        )
+    merged = LoadResult(sessions=sessions, seconds=seconds)
+    for part in parts:
+        merged.steps += part.steps
+        merged.all_steps += part.all_steps
+        merged.errors += part.errors
+        merged.latencies.extend(part.latencies)
+    return merged
 
 
 async def open_idle(ws_url: str, count: int, batch: int = 50) -> tuple[list, int]:

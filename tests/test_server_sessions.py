@@ -223,13 +223,13 @@ async def test_fast_sync_steps_run_on_the_loop_and_slow_ones_in_a_worker() -> No
     manager = SessionManager(CountingEnv, idle_timeout_s=None)
     session = await manager.open()
     await manager.reset(session)
-    for _ in range(10):
+    for _ in range(50):
         await manager.step(session, ProbeAction(label="fast"))
     assert threading.get_ident() in CountingEnv.threads  # proved fast: no thread hop any more
     slow = await manager.open()
     await manager.reset(slow)
     CountingEnv.threads = set()
-    for _ in range(3):
+    for _ in range(6):  # more than it takes a fast session to go inline
         await manager.step(slow, ProbeAction(label="slow", sleep_s=0.03))
     assert threading.get_ident() not in CountingEnv.threads  # never on the event loop
     await manager.shutdown()
