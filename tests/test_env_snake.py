@@ -147,3 +147,40 @@ def test_bad_options_are_refused(env):
 def test_view_radius_zero_observes_the_whole_board(env):
     obs = env.reset(seed=4, width=7, height=6, view_radius=0).observation
     assert len(obs.grid) == 6 and all(len(row) == 7 for row in obs.grid)
+
+
+def assert_reward_is_its_weighted_components(result) -> str:
+    """The reward equals Σ weight·score of its components; return the one that happened."""
+    meta = result.observation.metadata
+    comps, weights = meta["reward_components"], meta["reward_weights"]
+    assert set(comps) == {"food", "death", "step", "illegal_move"}
+    assert result.reward == pytest.approx(sum(comps[k] * weights[k] for k in comps))
+    (happened,) = [k for k, v in comps.items() if v == 1.0]
+    assert result.reward == pytest.approx(weights[happened])
+    return happened
+
+
+def test_every_reward_over_a_seeded_episode_is_the_weighted_sum_of_its_components(env):
+    obs = env.reset(seed=7, width=6, height=6, food_reward=2.0, step_reward=-0.01).observation
+    results = []
+    for _ in range(2):
+        for move in path_to_food(obs.grid):
+            results.append(env.step(SnakeAction(action=move)))
+        obs = results[-1].observation
+    while not results[-1].done:
+        direction = results[-1].observation.direction.value
+        results.append(env.step(SnakeAction(action=direction)))
+    outcomes = [assert_reward_is_its_weighted_components(r) for r in results]
+    assert outcomes.count("food") == 2 and outcomes[-1] == "death" and "step" in outcomes
+    weights = results[0].observation.metadata["reward_weights"]
+    assert weights == {"food": 2.0, "death": -1.0, "step": -0.01, "illegal_move": -1.0}
+    total = sum(r.reward for r in results)
+    assert results[-1].observation.episode_score == pytest.approx(total)
+
+
+def test_the_end_policy_scores_a_reversal_as_an_illegal_move(env):
+    env.reset(seed=3, illegal_move="end")
+    result = env.step(SnakeAction(action="LEFT"))
+    assert result.done and result.reward == pytest.approx(-1.0)
+    assert assert_reward_is_its_weighted_components(result) == "illegal_move"
+    assert "straight back" in result.observation.metadata["illegal_move"]

@@ -140,3 +140,46 @@ def test_check_env_passes_on_a_small_map():
     from wildfire_env.server.environment import WildfireEnvironment
 
     check_env(WildfireEnvironment(), reset_kwargs={"width": 8, "height": 8, "init_sources": 1})
+
+
+def weighted_total(result) -> float:
+    meta = result.observation.metadata
+    comps, weights = meta["reward_components"], meta["reward_weights"]
+    return sum(comps[k] * weights[k] for k in comps)
+
+
+def test_every_reward_over_a_seeded_episode_is_the_weighted_sum_of_its_components(env):
+    obs = env.reset(seed=3, init_sources=2, head_start=2, water_capacity=3).observation
+    results = []
+    while not obs.done:
+        fires = burning_cells(obs)
+        water = obs.remaining_water and fires
+        action = WildfireAction(action="water", x=fires[0][0], y=fires[0][1]) if water else None
+        results.append(env.step(action or WildfireAction(action="wait")))
+        obs = results[-1].observation
+    for result in results:
+        assert result.reward == pytest.approx(weighted_total(result))
+    comps = [r.observation.metadata["reward_components"] for r in results]
+    assert set(comps[0]) == {
+        "time",
+        "extinguished",
+        "spread",
+        "land_saved",
+        "contained",
+        "illegal_move",
+    }
+    assert all(c["time"] == 1 and c["illegal_move"] == 0 for c in comps)
+    assert sum(c["extinguished"] for c in comps) == env.state().total_extinguished > 0
+    assert all(c["land_saved"] == 0 for c in comps[:-1])
+    assert comps[-1]["land_saved"] == pytest.approx(obs.saved_ratio)
+    assert comps[-1]["contained"] == float(obs.burning_count == 0)
+    weights = results[-1].observation.metadata["reward_weights"]
+    assert weights["time"] == -0.01 and weights["contained"] == 0.5
+
+
+def test_the_end_policy_scores_only_the_illegal_move(env):
+    env.reset(seed=5, water_capacity=0, illegal_move="end")
+    result = env.step(WildfireAction(action="water", x=0, y=0))
+    comps = result.observation.metadata["reward_components"]
+    assert comps["illegal_move"] == 1 and comps["time"] == 0 and comps["land_saved"] == 0
+    assert result.reward == pytest.approx(weighted_total(result)) == pytest.approx(-1.0)

@@ -4,8 +4,9 @@ Actions: ``SnakeAction(action="UP" | "DOWN" | "LEFT" | "RIGHT")`` sets the head'
 moves one cell. Turning straight back into the neck is an illegal move (see
 ``openenv.core.rules``): refused by default, so a stray key press never kills the snake.
 
-Rewards (reset options): ``food_reward`` (+1.0) for eating, ``death_reward`` (-1.0) for hitting a
-wall or the body, ``step_reward`` (0.0) for any other move. The episode ends on death, when the
+Rewards (reset options) come from a rubric (``rubrics.py``): ``food_reward`` (+1.0) for eating,
+``death_reward`` (-1.0) for hitting a wall or the body, ``step_reward`` (0.0) for any other move;
+``metadata["reward_components"]`` says which one it was. The episode ends on death, when the
 board is full (a win), or after ``max_steps``.
 
 Other reset options: ``width`` and ``height`` (5 to 30), ``view_radius`` (0, the default: the
@@ -19,12 +20,7 @@ import uuid
 from collections import deque
 
 from openenv.core import ActionChoice, Board, Cell, Environment, InvalidAction
-from openenv.core.rules import (
-    ILLEGAL_MOVE_PENALTY,
-    IllegalMovePolicy,
-    check_policy,
-    illegal_move,
-)
+from openenv.core.rules import IllegalMovePolicy, check_policy, illegal_move
 from snake_env.models import (
     BODY,
     EMPTY,
@@ -36,6 +32,7 @@ from snake_env.models import (
     SnakeObservation,
     SnakeState,
 )
+from snake_env.server.rubrics import snake_rubric
 
 Pos = tuple[int, int]
 MIN_SIZE, MAX_SIZE = 5, 30
@@ -69,6 +66,8 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
         self._crash: Pos | None = None
         self._options: dict = {}
         self._policy = check_policy("refuse")
+        self._outcome = "step"  # what the last step did: a component of snake_rubric
+        self.rubric = snake_rubric(lambda: self._outcome)
 
     def reset(
         self,
@@ -85,13 +84,10 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
     ) -> SnakeObservation:
         _check_options(width, height, view_radius, max_steps)
         self._policy = check_policy(illegal_move)
-        self._options = {
-            "view_radius": view_radius,
-            "food_reward": food_reward,
-            "death_reward": death_reward,
-            "step_reward": step_reward,
-            "max_steps": max_steps,
-        }
+        self._options = {"view_radius": view_radius, "max_steps": max_steps}
+        self.rubric = snake_rubric(
+            lambda: self._outcome, food=food_reward, death=death_reward, step=step_reward
+        )
         head = (width // 2, height // 2)
         self._body = deque((head[0] - i, head[1]) for i in range(3))
         self._crash = None
@@ -109,7 +105,7 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
             reason = f"the snake heads {s.direction.value}: it cannot turn straight back"
             meta = illegal_move(self._policy, reason)
             s.step_count += 1
-            return self._finish(ILLEGAL_MOVE_PENALTY, reason, done=True, metadata=meta)
+            return self._finish("illegal_move", reason, done=True, metadata=meta)
         s.step_count += 1
         s.direction = direction
         head = self._body[0]
@@ -119,7 +115,7 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
             self._crash = target
             s.alive = False
             what = "a wall" if not self._inside(target) else "its own body"
-            return self._finish(self._options["death_reward"], f"The snake hit {what}.", True)
+            return self._finish("death", f"The snake hit {what}.", True)
         return self._advance(target)
 
     @property
@@ -153,22 +149,24 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
         self._body.appendleft(target)
         if target != self._food:
             self._body.pop()
-            return self._finish(self._options["step_reward"], f"Moved {s.direction.value}.")
+            return self._finish("step", f"Moved {s.direction.value}.")
         s.episode_fruits += 1
         self._food = self._place_food()
         if self._food is None:
-            return self._finish(self._options["food_reward"], "The board is full: you win!", True)
-        return self._finish(self._options["food_reward"], "Yum! The snake grows.")
+            return self._finish("food", "The board is full: you win!", True)
+        return self._finish("food", "Yum! The snake grows.")
 
     def _finish(
-        self, reward: float, message: str, done: bool = False, metadata: dict | None = None
+        self, outcome: str, message: str, done: bool = False, metadata: dict | None = None
     ) -> SnakeObservation:
+        """The step's observation; ``outcome`` is the rubric component that scores it."""
         s = self._state
-        s.episode_score += reward
+        self._outcome = outcome
+        s.episode_score += self.rubric.weights[outcome]  # the reward the rubric will give
         if not done and s.step_count >= self._options["max_steps"]:
             done, message = True, f"{message} Time is up ({s.step_count} steps)."
         self._sync_state()
-        return self._observe(message, reward=reward, done=done, metadata=metadata)
+        return self._observe(message, done=done, metadata=metadata)
 
     def _kills(self, target: Pos) -> bool:
         if not self._inside(target):
@@ -216,7 +214,7 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
         s.food = list(self._food) if self._food is not None else None
 
     def _observe(
-        self, message: str, reward: float = 0.0, done: bool = False, metadata: dict | None = None
+        self, message: str, done: bool = False, metadata: dict | None = None
     ) -> SnakeObservation:
         s = self._state
         return SnakeObservation(
@@ -229,7 +227,7 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
             episode_steps=s.step_count,
             episode_fruits=s.episode_fruits,
             message=message,
-            reward=reward,
+            reward=0.0,  # on steps the base class puts the rubric's score here
             done=done,
             metadata=metadata or {},
         )

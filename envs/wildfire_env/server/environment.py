@@ -1,10 +1,11 @@
 """Wildfire containment: drop water and cut firebreaks, under a budget, while the fire spreads.
 
 Each step applies the agent's action, then the fire advances one tick (see ``fire.py`` for the
-spread model). Rewards: -0.01 per step, +0.1 per burning cell a water drop puts out, -0.1 per
-cell that catches fire; when the episode ends, + the share of cells still vegetated, and +0.5
-more if the fire is out. The episode ends when no cell burns or after ``max_steps`` steps.
-Illegal actions follow :mod:`openenv.core.rules`. See the package README for every option.
+spread model). Rewards come from a rubric (``rubrics.py``), one named component each: -0.01 per
+step, +0.1 per burning cell a water drop puts out, -0.1 per cell that catches fire; when the
+episode ends, + the share of cells still vegetated, and +0.5 more if the fire is out. The
+episode ends when no cell burns or after ``max_steps`` steps. Illegal actions follow
+:mod:`openenv.core.rules`. See the package README for every option.
 """
 
 from __future__ import annotations
@@ -14,12 +15,7 @@ import uuid
 import numpy as np
 
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction
-from openenv.core.rules import (
-    ILLEGAL_MOVE_PENALTY,
-    IllegalMovePolicy,
-    check_policy,
-    illegal_move,
-)
+from openenv.core.rules import IllegalMovePolicy, check_policy, illegal_move
 from wildfire_env.models import FireAction, WildfireAction, WildfireObservation, WildfireState
 from wildfire_env.server.drawing import frame
 from wildfire_env.server.fire import (
@@ -33,11 +29,8 @@ from wildfire_env.server.fire import (
     Forest,
     Wind,
 )
+from wildfire_env.server.rubrics import Tally, wildfire_rubric
 
-TIME_PENALTY = 0.01
-EXTINGUISH_REWARD = 0.1
-SPREAD_PENALTY = 0.1
-CONTAINED_BONUS = 0.5
 SUGGESTIONS = 6  # buttons offered per kind of action
 SIZES = range(8, 65)
 MAX_HEAD_START = 20
@@ -63,6 +56,8 @@ class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, Wildf
         self._state = WildfireState()
         self._policy = check_policy("refuse")
         self._ticks = 0
+        self._tally = Tally()  # what the last step did, for the rubric
+        self.rubric = wildfire_rubric(lambda: self._tally)
 
     def reset(
         self,
@@ -107,7 +102,8 @@ class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, Wildf
         if reason is not None:
             meta = illegal_move(self._policy, reason)  # raises under the default "refuse"
             self._state.step_count += 1
-            return self._observe(reason, reward=ILLEGAL_MOVE_PENALTY, done=True, meta=meta)
+            self._tally = Tally(illegal=True)
+            return self._observe(reason, done=True, meta=meta)
         put_out, did = self._apply(action)
         ignited, burnt = self._forest.tick(self.np_random)
         self._ticks += 1
@@ -116,14 +112,13 @@ class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, Wildf
         s.total_extinguished += put_out
         s.total_burned += burnt
         s.last_action = action.action.value
-        reward = EXTINGUISH_REWARD * put_out - SPREAD_PENALTY * ignited - TIME_PENALTY
+        self._tally = Tally(put_out=put_out, ignited=ignited)
         message = f"{did} Fire spread to {ignited} cell(s); {burnt} burnt out."
         burning = self._forest.count(BURNING)
         if burning == 0 or s.step_count >= s.max_steps:
-            reward += self._saved_ratio() + (CONTAINED_BONUS if burning == 0 else 0.0)
             message += " The fire is out!" if burning == 0 else " Time is up."
-            return self._observe(message, reward=reward, done=True)
-        return self._observe(message, reward=reward)
+            return self._observe(message, done=True)
+        return self._observe(message)
 
     @property
     def state(self) -> WildfireState:
@@ -209,7 +204,7 @@ class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, Wildf
         return float(np.isin(cells, (FUEL, DAMP)).mean())
 
     def _observe(
-        self, message: str, reward: float = 0.0, done: bool = False, meta: dict | None = None
+        self, message: str, done: bool = False, meta: dict | None = None
     ) -> WildfireObservation:
         forest, s = self._forest, self._state
         height, width = forest.shape
@@ -226,7 +221,7 @@ class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, Wildf
             remaining_breaks=s.remaining_breaks,
             saved_ratio=round(self._saved_ratio(), 4),
             message=message,
-            reward=round(reward, 4),
+            reward=0.0,  # on steps the base class puts the rubric's score here
             done=done,
             metadata=meta or {},
         )
