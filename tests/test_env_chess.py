@@ -175,3 +175,38 @@ def test_check_env_passes_in_self_play_and_against_random_moves():
 
     for opponent in ("self", "random"):  # the default opponent runs in test_check_env_all
         check_env(ChessEnvironment(), reset_kwargs={"opponent": opponent})
+
+
+def components(result) -> dict[str, float]:
+    """The step's reward components, after checking the reward is their weighted sum."""
+    meta = result.observation.metadata
+    comps, weights = meta["reward_components"], meta["reward_weights"]
+    assert weights == {"result": 1.0, "illegal_move": -1.0}
+    assert result.reward == pytest.approx(sum(comps[k] * weights[k] for k in comps))
+    return comps
+
+
+def test_every_reward_over_a_seeded_episode_is_the_weighted_sum_of_its_components(env):
+    obs = env.reset(seed=12, opponent="random", agent_color="white", max_moves=30).observation
+    results = []
+    while not obs.done:
+        results.append(play(env, sorted(obs.legal_moves)[len(results) % len(obs.legal_moves)]))
+        obs = results[-1].observation
+    comps = [components(r) for r in results]
+    assert all(c == {"result": 0.0, "illegal_move": 0.0} for c in comps[:-1])
+    meta = obs.metadata
+    assert meta["reward_components"]["result"] == {"1-0": 1.0, "0-1": -1.0}.get(obs.result, 0.0)
+    assert len(meta["discounted_rewards"]) == len(results)
+    assert meta["discounted_rewards"][-1] == pytest.approx(results[-1].reward)
+
+    env.reset(seed=1, opponent="self")
+    mate = [components(play(env, move))["result"] for move in FOOLS_MATE]
+    assert mate == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_a_forfeit_is_scored_by_the_illegal_move_component(env):
+    env.reset(seed=2, opponent="random", agent_color="white", illegal_move="end")
+    play(env, "d2d4")
+    result = play(env, "e1e8")
+    assert components(result) == {"result": 0.0, "illegal_move": 1.0}
+    assert result.reward == pytest.approx(-1.0)

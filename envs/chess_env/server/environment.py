@@ -1,9 +1,10 @@
 """Chess with full rules (python-chess) against an opponent chosen at reset.
 
 One step is one agent move followed, inside the same step, by the opponent's reply (the
-observation names it in ``opponent_move``). Rewards: +1 win, -1 loss, 0 draw, given on the last
-step; every other step gives 0. When the episode ends, ``metadata`` carries
-``discounted_rewards`` (one per agent move, r_t = gamma^(T-1-t) * R_final) and ``gamma``.
+observation names it in ``opponent_move``). Rewards come from a rubric (``rubrics.py``): +1 win,
+-1 loss, 0 draw, given on the last step; every other step gives 0. When the episode ends,
+``metadata`` carries ``discounted_rewards`` (one per agent move, r_t = gamma^(T-1-t) * R_final)
+and ``gamma``.
 Illegal moves follow :mod:`openenv.core.rules`. See the package README for every option.
 """
 
@@ -18,13 +19,9 @@ import chess.svg
 from chess_env.models import ChessAction, ChessObservation, ChessState
 from chess_env.server.engine import evaluate
 from chess_env.server.opponents import OPPONENTS, Opponent, Picker, engine_name, picker
+from chess_env.server.rubrics import DiscountedRewards, GameResult, chess_rubric
 from openenv.core import ActionChoice, Environment, InvalidAction, Svg
-from openenv.core.rules import (
-    ILLEGAL_MOVE_PENALTY,
-    IllegalMovePolicy,
-    check_policy,
-    illegal_move,
-)
+from openenv.core.rules import IllegalMovePolicy, check_policy, illegal_move
 
 COLORS = {"white": chess.WHITE, "black": chess.BLACK}
 MAX_DEPTH = 4
@@ -60,13 +57,6 @@ def _start_board(fen: str | None) -> chess.Board:
     return board
 
 
-def _final_reward(side: chess.Color, loser: chess.Color | None) -> float:
-    """R_final from ``side``'s point of view: +1 win, -1 loss, 0 draw (``loser`` None)."""
-    if loser is None:
-        return 0.0
-    return -1.0 if side == loser else 1.0
-
-
 class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
     def __init__(self) -> None:
         self._board = chess.Board()
@@ -74,11 +64,12 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         self._pick: Picker | None = None
         self._agent: chess.Color | None = chess.WHITE  # None in self-play
         self._orientation: chess.Color = chess.WHITE
-        self._agent_sides: list[chess.Color] = []  # the side of each agent move, in order
         self._start_ply = 0
         self._max_moves = 500
-        self._gamma = 0.99
         self._policy = check_policy("refuse")
+        self._result = GameResult(gamma=0.99)
+        self.rubric = chess_rubric(self._result)
+        self.transform = DiscountedRewards(self._result)
 
     def reset(
         self,
@@ -100,9 +91,8 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         self._pick = picker(opponent, opponent_depth)
         self._agent = None if self._pick is None else color
         self._orientation = color
-        self._agent_sides = []
         self._start_ply = self._board.ply()
-        self._max_moves, self._gamma = max_moves, gamma
+        self._max_moves, self._result.gamma = max_moves, gamma
         self._state = ChessState(
             episode_id=episode_id or str(uuid.uuid4()),
             fen=self._board.fen(),
@@ -127,9 +117,8 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
             self._state.step_count += 1
             offender = self._board.turn
             result = "0-1" if offender == chess.WHITE else "1-0"
-            return self._finish(result, offender, "illegal move", extra=meta)
+            return self._finish(result, "illegal move", extra=meta)
         san = self._board.san(move)
-        self._agent_sides.append(self._board.turn)
         self._push(move)
         self._state.step_count += 1
         over = self._over()
@@ -195,19 +184,18 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         self._push(move)
         return move.uci(), san
 
-    def _over(self) -> tuple[str, chess.Color | None, str] | None:
-        """(result, loser or None for a draw, reason) once the game has ended."""
+    def _over(self) -> tuple[str, str] | None:
+        """(result, reason) once the game has ended."""
         board = self._board
         outcome = board.outcome()
         if outcome is not None:
-            loser = None if outcome.winner is None else not outcome.winner
-            return outcome.result(), loser, outcome.termination.name.lower().replace("_", " ")
+            return outcome.result(), outcome.termination.name.lower().replace("_", " ")
         if board.is_fifty_moves():
-            return "1/2-1/2", None, "fifty-move rule"
+            return "1/2-1/2", "fifty-move rule"
         if board.is_repetition(3):
-            return "1/2-1/2", None, "threefold repetition"
+            return "1/2-1/2", "threefold repetition"
         if board.ply() - self._start_ply >= self._max_moves:
-            return "1/2-1/2", None, f"move limit of {self._max_moves} half-moves"
+            return "1/2-1/2", f"move limit of {self._max_moves} half-moves"
         return None
 
     def _legal_uci(self) -> list[str]:
@@ -218,39 +206,21 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
     def _finish(
         self,
         result: str,
-        loser: chess.Color | None,
         reason: str,
         *,
         reply: tuple[str, str] | None = None,
         agent_move: str | None = None,
         extra: dict | None = None,
     ) -> ChessObservation:
-        """The last observation: final reward, result, discounted rewards of every agent move."""
-        if extra:  # an illegal move under illegal_move="end"
-            reward = ILLEGAL_MOVE_PENALTY
-        else:
-            perspective = self._agent if self._agent is not None else self._agent_sides[-1]
-            reward = _final_reward(perspective, loser)
-        n = len(self._agent_sides)
-        discounted = [
-            self._gamma ** (n - 1 - t) * _final_reward(side, loser)
-            for t, side in enumerate(self._agent_sides)
-        ]
+        """The last observation, with the result the rubric scores (``extra``: a forfeit)."""
         self._state.result = result
-        meta = {
-            **(extra or {}),
-            "discounted_rewards": discounted,
-            "gamma": self._gamma,
-            "termination": reason,
-        }
         return self._observe(
             f"Game over: {result} ({reason}).",
             reply=reply,
             agent_move=agent_move,
-            reward=reward,
             done=True,
             result=result,
-            extra=meta,
+            extra={**(extra or {}), "termination": reason},
         )
 
     def _agent_label(self) -> str:
@@ -262,7 +232,6 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         *,
         reply: tuple[str, str] | None = None,
         agent_move: str | None = None,
-        reward: float = 0.0,
         done: bool = False,
         result: str | None = None,
         extra: dict | None = None,
@@ -287,7 +256,7 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
             opponent_move=reply[0] if reply else None,
             opponent_move_san=reply[1] if reply else None,
             message=message,
-            reward=reward,
+            reward=0.0,  # on steps the base class puts the rubric's score here
             done=done,
             metadata=meta,
         )
