@@ -35,7 +35,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 60.0) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
@@ -55,7 +55,7 @@ def serve(
     args: list[str] | None = None,
     cwd: Path | None = None,
     health_path: str = "",
-    timeout: float = 60.0,
+    timeout: float = 120.0,
 ) -> Iterator[str]:
     """Run ``uvicorn <app>`` in a subprocess on a free loopback port; yield its base URL.
 
@@ -119,9 +119,19 @@ def echo_production_server() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run browser tests last: Playwright's sync API keeps an event loop running in the main
+    thread while it is active, which pytest-asyncio tests cannot share."""
+    items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+
+
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Debian Chromium for the whole run (Playwright cannot download browsers here)."""
+    """A headless Debian Chromium per test module (Playwright cannot download browsers here).
+
+    Module scope: the sync Playwright driver is stopped between modules, so async tests that
+    follow get a clean main thread.
+    """
     if not Path(CHROMIUM).exists():
         pytest.fail(
             f"{CHROMIUM} is missing: run `bash tests/run.sh` (it installs Debian's chromium)"
