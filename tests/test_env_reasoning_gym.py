@@ -115,3 +115,14 @@ def test_check_env_passes_with_typed_answers():
     from reasoning_gym_env.server.environment import ReasoningGymEnvironment
 
     check_env(ReasoningGymEnvironment(), actions=lambda env, rng: {"answer": str(rng.randrange(9))})
+
+
+def test_the_reward_is_the_weighted_sum_of_its_components_over_seeded_episodes(env):
+    for seed, task, right in [(1, "leg_counting", True), (2, "basic_arithmetic", False)]:
+        env.reset(seed=seed, task_name=task)
+        answer = str(expected_entry(env)["answer"]) if right else "no idea"
+        result = env.step(ReasoningGymAction(answer=answer))
+        meta = result.observation.metadata
+        assert meta["reward_components"] == {"correctness": result.observation.score}
+        assert meta["reward_weights"] == {"correctness": 1.0}
+        assert result.reward == pytest.approx(result.observation.score) == (1.0 if right else 0.0)

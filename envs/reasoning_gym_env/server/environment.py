@@ -2,8 +2,9 @@
 
 ``reset`` picks a question: the dataset (``task_name``, or a weighted mix in ``task_specs``),
 its configuration (``task_config``) or curriculum level (``difficulty``), and the seed fix which
-one. ``step`` takes one answer; the reward is ``dataset.score_answer(answer, entry)`` (0..1) and
-the episode ends. Any text is a valid answer, so there are no illegal moves here.
+one. ``step`` takes one answer and the episode ends; the reward comes from a rubric
+(``rubrics.py``) whose one component, ``correctness``, is ``dataset.score_answer(answer, entry)``
+(0..1). Any text is a valid answer, so there are no illegal moves here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from reasoning_gym.composite import DatasetSpec
 
 from openenv.core import Environment, InvalidAction, Text
 from reasoning_gym_env.models import ReasoningGymAction, ReasoningGymObservation, ReasoningGymState
+from reasoning_gym_env.server.rubrics import reasoning_gym_rubric, score_answer
 
 EXAMPLES = "leg_counting, basic_arithmetic, chain_sum, syllogism, mini_sudoku"
 MAX_DATASET_SIZE = 100_000
@@ -88,6 +90,7 @@ class ReasoningGymEnvironment(
         self._entry: dict[str, Any] = {"question": "", "answer": "", "metadata": {}}
         self._state = ReasoningGymState()
         self._last = ReasoningGymObservation()
+        self.rubric = reasoning_gym_rubric(lambda: (self._dataset, self._entry))
 
     def reset(
         self,
@@ -130,7 +133,7 @@ class ReasoningGymEnvironment(
         return self._last
 
     def step(self, action: ReasoningGymAction) -> ReasoningGymObservation:
-        score = float(self._dataset.score_answer(answer=action.answer, entry=self._entry))
+        score = score_answer((self._dataset, self._entry), action.answer)  # what the rubric gives
         self._state.step_count += 1
         verdict = "Correct!" if score >= 1.0 else "Partly right." if score > 0 else "Not right."
         self._last = ReasoningGymObservation(
@@ -140,7 +143,6 @@ class ReasoningGymEnvironment(
             score=score,
             correct_answer=str(self._entry["answer"]),
             message=f"{verdict} Score {score:g}.",
-            reward=score,
             done=True,
         )
         return self._last
