@@ -31,9 +31,7 @@ def make_parent():
 
 @pytest.fixture(scope="module")
 def mounted():
-    with serve(
-        "tests.test_web_mount:make_parent", args=["--factory"], health_path=PREFIX
-    ) as url:
+    with serve("tests.test_web_mount:make_parent", args=["--factory"], health_path=PREFIX) as url:
         yield url + PREFIX
 
 

@@ -139,7 +139,8 @@ def build_blocks(
     page = _Page(controller, path)
     with gr.Blocks(title=f"{ctx.manifest.title} · OpenEnv playground") as demo:
         gr.HTML(_header(ctx), elem_id="oe-header")
-        page.lock_panel()
+        if ctx.token is not None:
+            page.lock_panel()
         with gr.Row(equal_height=False):
             with gr.Column(scale=1, min_width=280, elem_id="oe-controls"):
                 page.reset_panel()
@@ -155,7 +156,7 @@ def build_blocks(
             with gr.Tab("Python", id="python"):
                 page.code_box = gr.HTML(elem_id="oe-python")
             with gr.Tab("README", id="readme"):
-                gr.Markdown(_readme(ctx), elem_id="oe-readme")
+                _readme_component(_readme(ctx))
             if gradio_builder is not None:
                 with gr.Tab(custom_tab_name, id="custom"):
                     built = gradio_builder(PlaygroundAPI(ctx, controller, page.stage))
@@ -181,9 +182,10 @@ class _Page:
 
     # -- layout ----------------------------------------------------------------------------
 
+    lock_group: gr.Group | None = None
+
     def lock_panel(self) -> None:
-        locked = self.ctx.token is not None
-        with gr.Group(visible=locked, elem_id="oe-lock") as self.lock_group:
+        with gr.Group(elem_id="oe-lock") as self.lock_group:
             self.token_box = gr.Textbox(
                 label="API token",
                 type="password",
@@ -262,20 +264,12 @@ class _Page:
 
     def wire(self, demo: gr.Blocks) -> None:
         fast = {"concurrency_limit": None, "show_progress": "hidden"}
-        demo.load(self.on_load, None, [self.stage, self.lock_group], **fast)
+        demo.load(self.on_load, None, self.stage, **fast)
         demo.unload(self.on_unload)
-        self.unlock_btn.click(
-            self.on_unlock,
-            [self.token_box],
-            [self.stage, self.lock_group, self.lock_msg, self.token_box],
-            **fast,
-        )
-        self.token_box.submit(
-            self.on_unlock,
-            [self.token_box],
-            [self.stage, self.lock_group, self.lock_msg, self.token_box],
-            **fast,
-        )
+        if self.lock_group is not None:
+            outputs = [self.stage, self.lock_group, self.lock_msg, self.token_box]
+            self.unlock_btn.click(self.on_unlock, [self.token_box], outputs, **fast)
+            self.token_box.submit(self.on_unlock, [self.token_box], outputs, **fast)
         self.reset_btn.click(
             self.on_reset, {self.seed, *self.option_inputs}, [self.stage, self.reset_msg], **fast
         )
@@ -303,7 +297,7 @@ class _Page:
         tab = self._tab(request)
         if tab.authorized:
             await self.controller.reset(tab, {})
-        return stage_html(tab), gr.update(visible=not tab.authorized)
+        return stage_html(tab)
 
     async def on_unload(self, request: gr.Request) -> None:
         tab = self.controller.tabs.by_hash(request.session_hash)
@@ -436,6 +430,17 @@ def _header(ctx: ServerContext) -> str:
         f"<h1>{html.escape(m.title)}{version}</h1><p>{html.escape(m.description)}</p></div>"
         f'<div class="oe-tags">{tags}</div></div>'
     )
+
+
+def _readme_component(markdown: str) -> gr.components.Component:
+    """The README as HTML rendered here (one component type fewer for the page to load), or
+    as gr.Markdown when markdown-it-py (a dependency of Gradio's CLI) is unavailable."""
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        return gr.Markdown(markdown, elem_id="oe-readme")
+    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
+    return gr.HTML(f'<div class="oe-readme prose">{rendered}</div>', elem_id="oe-readme")
 
 
 def _readme(ctx: ServerContext) -> str:
