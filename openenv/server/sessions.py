@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
+import secrets
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,7 +104,6 @@ class SessionManager:
         self.idle_timeout_s = idle_timeout_s or None
         self._sessions: dict[str, Session] = {}
         self._reaper: asyncio.Task[None] | None = None
-        self._counter = itertools.count(1)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -123,7 +121,8 @@ class SessionManager:
                 f"server is at capacity ({self.max_sessions} concurrent sessions); "
                 "close a session or try again later"
             )
-        session = Session(id=f"{kind}-{next(self._counter)}-{uuid.uuid4().hex[:8]}", kind=kind)
+        # Unguessable: knowing an id is enough to attach to a session (/ws?session_id=, MCP).
+        session = Session(id=f"{kind}-{secrets.token_urlsafe(18)}", kind=kind)
         self._sessions[session.id] = session
         self._ensure_reaper()
         try:
