@@ -105,6 +105,17 @@ def test_stacked_chart_has_a_legend_a_total_line_and_a_target_per_step():
     assert f'fill="{PALETTE[0]}"' in svg and f'fill="{PALETTE[1]}"' in svg
 
 
+def test_a_long_legend_wraps_inside_the_chart():
+    names = ["time", "extinguished", "spread", "land_saved", "contained", "illegal_move"]
+    svg = stacked_chart_svg([step({n: 1.0 for n in names}, {n: 1.0 for n in names}, 6.0)])
+    width, height = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())
+    texts = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="10"[^>]*>([^<]+)</text>', svg)
+    assert [t[2] for t in texts] == [*names, "reward"]
+    assert all(float(x) + 6 * len(label) <= width for x, _, label in texts)
+    assert all(float(y) <= height for _, y, _ in texts)
+    assert len({y for _, y, _ in texts}) == 2  # two rows
+
+
 def test_rewards_without_components_still_show():
     plain = {"action": {}, "observation": {}, "reward": -1.0, "done": True}
     assert "reward without components" in stacked_chart_svg([plain])

@@ -10,7 +10,7 @@ from typing import Any
 
 from web.rewards import colours, component_names, step_components
 
-WIDTH, HEIGHT, PAD, LEGEND = 480, 170, 10, 22
+WIDTH, HEIGHT, PAD, LEGEND, LEFT, ROW = 480, 170, 10, 22, 40, 14
 MAX_BARS = 240
 OTHER = "reward without components"
 OTHER_COLOUR = "#9CA3AF"
@@ -48,22 +48,23 @@ def stacked_chart_svg(steps: Sequence[dict[str, Any]], selected: int | None = No
     def y(value: float) -> float:
         return PAD + (high - value) / (high - low) * plot
 
-    slot = (WIDTH - 2 * PAD) / len(rows)
+    slot = (WIDTH - LEFT - PAD) / len(rows)
     bars = "".join(
         _stack(i, row, slot, y, names, colour_of, bucket, selected) for i, row in enumerate(rows)
     )
-    line = " ".join(f"{PAD + (i + 0.5) * slot:.1f},{y(t):.1f}" for i, t in enumerate(totals))
+    line = " ".join(f"{LEFT + (i + 0.5) * slot:.1f},{y(t):.1f}" for i, t in enumerate(totals))
+    legend, rows = _legend(names, colour_of)
     label = f"reward components over {len(steps)} steps" + (
         f" (each bar: mean of {bucket} steps)" if bucket > 1 else ""
     )
     return (
-        f'<svg class="oe-stacked" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'<svg class="oe-stacked" viewBox="0 0 {WIDTH} {HEIGHT + (rows - 1) * ROW}" role="img" '
         f'aria-label="{html.escape(label)}" data-steps="{len(steps)}">'
         f"<title>{html.escape(label)}</title>"
-        f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#94A3B8" '
-        f'stroke-width="0.6"/>{bars}<polyline class="oe-total-line" fill="none" '
-        f'stroke="#111827" stroke-width="1.4" points="{line}"/>'
-        f"{_legend(names, colour_of)}</svg>"
+        f'<line x1="{LEFT}" x2="{WIDTH - PAD}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#94A3B8" '
+        f'stroke-width="0.6"/>{_axis(low, high, y)}{bars}<polyline class="oe-total-line" '
+        f'fill="none" stroke="#111827" stroke-width="1.4" points="{line}"/>'
+        f"{legend}</svg>"
     )
 
 
@@ -77,7 +78,7 @@ def _stack(
     bucket: int,
     selected: int | None,
 ) -> str:
-    x, width = PAD + i * slot + slot * 0.12, max(slot * 0.76, 0.6)
+    x, width = LEFT + i * slot + slot * 0.12, max(slot * 0.76, 0.6)
     up = down = 0.0
     rects = []
     for name in names:
@@ -97,7 +98,7 @@ def _stack(
     step_label = f"step {first + 1}" if bucket == 1 else f"steps {first + 1}–{first + bucket}"
     picked = selected is not None and first <= selected < first + bucket
     hit = (
-        f'<rect class="oe-hit{" oe-picked" if picked else ""}" x="{PAD + i * slot:.1f}" '
+        f'<rect class="oe-hit{" oe-picked" if picked else ""}" x="{LEFT + i * slot:.1f}" '
         f'y="{PAD}" width="{slot:.2f}" height="{HEIGHT - LEGEND - 2 * PAD}" '
         f'fill="{"#FDE68A" if picked else "transparent"}" fill-opacity="0.5"/>'
     )
@@ -134,22 +135,34 @@ def _extent(rows: list[dict[str, float]], totals: list[float]) -> tuple[float, f
     return (low, high) if high > low else (low - 1.0, high + 1.0)
 
 
-def _legend(names: list[str], colour_of: dict[str, str]) -> str:
-    items, x = [], PAD
-    entries = [(n, colour_of[n], "rect") for n in names] + [("reward", "#111827", "line")]
-    for name, colour, shape in entries:
-        mark = (
-            f'<rect x="{x}" y="{HEIGHT - 15}" width="9" height="9" fill="{colour}"/>'
-            if shape == "rect"
-            else f'<line x1="{x}" x2="{x + 10}" y1="{HEIGHT - 10.5}" y2="{HEIGHT - 10.5}" '
-            f'stroke="{colour}" stroke-width="2"/>'
-        )
+def _legend(names: list[str], colour_of: dict[str, str]) -> tuple[str, int]:
+    """The legend (wrapped into rows that fit the width) and how many rows it took."""
+    entries = [(n, colour_of[n], "") for n in names] + [("reward", "#111827", "line")]
+    return _legend_rows(entries)
+
+
+def _legend_rows(entries: list[tuple[str, str, str]]) -> tuple[str, int]:
+    """Legend entries (label, colour, "" for a swatch / "line" / "dash") laid out in rows."""
+    items, x, row = [], PAD, 0
+    for label, colour, shape in entries:
+        width = 22 + 6 * len(label)
+        if x > PAD and x + width > WIDTH - PAD:
+            x, row = PAD, row + 1
+        top = HEIGHT - 15 + row * ROW
+        if shape:
+            dash = ' stroke-dasharray="5 3"' if shape == "dash" else ""
+            mark = (
+                f'<line x1="{x}" x2="{x + 10}" y1="{top + 4.5}" y2="{top + 4.5}" '
+                f'stroke="{colour}" stroke-width="2"{dash}/>'
+            )
+        else:
+            mark = f'<rect x="{x}" y="{top}" width="9" height="9" fill="{colour}"/>'
         items.append(
-            f'<g class="oe-legend-entry">{mark}<text x="{x + 13}" y="{HEIGHT - 7}" '
-            f'font-size="10" fill="#1F2937">{html.escape(name)}</text></g>'
+            f'<g class="oe-legend-entry">{mark}<text x="{x + 13}" y="{top + 8}" '
+            f'font-size="10" fill="#1F2937">{html.escape(label)}</text></g>'
         )
-        x += 22 + 6 * len(name)
-    return "".join(items)
+        x += width
+    return "".join(items), row + 1
 
 
 def compare_chart_svg(runs: Sequence[tuple[str, Sequence[float]]]) -> str:
@@ -168,28 +181,31 @@ def compare_chart_svg(runs: Sequence[tuple[str, Sequence[float]]]) -> str:
     longest = max(len(r) for _, r, _ in curves)
     plot = HEIGHT - LEGEND - 2 * PAD
 
-    def xy(i: int, value: float) -> str:
-        x = PAD + (i + 1) / longest * (WIDTH - 2 * PAD)
-        return f"{x:.1f},{PAD + (high - value) / (high - low) * plot:.1f}"
+    def y(value: float) -> float:
+        return PAD + (high - value) / (high - low) * plot
 
-    zero = PAD + high / (high - low) * plot
+    def xy(i: int, value: float) -> str:
+        return f"{LEFT + (i + 1) / longest * (WIDTH - LEFT - PAD):.1f},{y(value):.1f}"
+
+    zero = y(0.0)
     lines = []
     for n, (label, _, returns) in enumerate(curves):
         colour, dash = RUN_COLOURS[n % len(RUN_COLOURS)], ' stroke-dasharray="5 3"' if n else ""
-        points = " ".join([f"{PAD},{zero:.1f}", *(xy(i, v) for i, v in enumerate(returns))])
+        points = " ".join([f"{LEFT},{zero:.1f}", *(xy(i, v) for i, v in enumerate(returns))])
         lines.append(
             f'<polyline class="oe-run" data-run="{n}" data-label="{html.escape(label)}" '
             f'fill="none" stroke="{colour}" stroke-width="1.8"{dash} points="{points}">'
             f"<title>{html.escape(label)}: return {(returns[-1] if returns else 0.0):+.4g}"
             "</title></polyline>"
         )
-    legend = _run_legend([label for label, _, _ in curves])
+    legend, rows = _run_legend([label for label, _, _ in curves])
     label = "returns compared: " + " vs ".join(label for label, _, _ in curves)
     return (
-        f'<svg class="oe-compare" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'<svg class="oe-compare" viewBox="0 0 {WIDTH} {HEIGHT + (rows - 1) * ROW}" role="img" '
         f'aria-label="{html.escape(label)}"><title>{html.escape(label)}</title>'
-        f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{zero:.1f}" y2="{zero:.1f}" stroke="#94A3B8" '
-        f'stroke-width="0.6"/>{"".join(lines)}{legend}</svg>'
+        f'<line x1="{LEFT}" x2="{WIDTH - PAD}" y1="{zero:.1f}" y2="{zero:.1f}" stroke="#94A3B8" '
+        f'stroke-width="0.6"/>{_axis(low, high, y)}'
+        f"{''.join(lines)}{legend}</svg>"
     )
 
 
@@ -201,17 +217,23 @@ def first_divergence(a: Sequence[float], b: Sequence[float]) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def _run_legend(labels: list[str]) -> str:
-    items, x = [], PAD
-    for n, label in enumerate(labels):
-        colour, dash = RUN_COLOURS[n % len(RUN_COLOURS)], ' stroke-dasharray="5 3"' if n else ""
-        items.append(
-            f'<line x1="{x}" x2="{x + 16}" y1="{HEIGHT - 10.5}" y2="{HEIGHT - 10.5}" '
-            f'stroke="{colour}" stroke-width="2"{dash}/><text x="{x + 20}" y="{HEIGHT - 7}" '
-            f'font-size="10" fill="#1F2937">{html.escape(label)}</text>'
-        )
-        x += 30 + 6 * len(label)
-    return "".join(items)
+def _run_legend(labels: list[str]) -> tuple[str, int]:
+    return _legend_rows(
+        [
+            (label, RUN_COLOURS[n % len(RUN_COLOURS)], "dash" if n else "line")
+            for n, label in enumerate(labels)
+        ]
+    )
+
+
+def _axis(low: float, high: float, y) -> str:
+    """Value labels at the top, zero and bottom of the plot, left of it."""
+    marks = sorted({high, 0.0, low}, reverse=True)
+    return "".join(
+        f'<text class="oe-axis" x="{LEFT - 4}" y="{y(v) + 3:.1f}" text-anchor="end" '
+        f'font-size="9" fill="#64748B">{v:+.3g}</text>'
+        for v in marks
+    )
 
 
 def _cumulative(values: Sequence[float]) -> list[float]:
