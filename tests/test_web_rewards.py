@@ -92,6 +92,7 @@ def test_positive_parts_stack_up_and_negative_parts_go_down():
     height = lambda name: drawn[name][1] - drawn[name][0]  # noqa: E731
     assert height("a") == pytest.approx(2 * height("b"), rel=0.02)
     assert height("c") == pytest.approx(height("b"), rel=0.02)
+    assert re.findall(r'class="oe-axis"[^>]*>([^<]+)<', svg) == ["+3", "0", "-1"]
 
 
 def test_stacked_chart_has_a_legend_a_total_line_and_a_target_per_step():

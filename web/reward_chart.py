@@ -227,12 +227,15 @@ def _run_legend(labels: list[str]) -> tuple[str, int]:
 
 
 def _axis(low: float, high: float, y) -> str:
-    """Value labels at the top, zero and bottom of the plot, left of it."""
-    marks = sorted({high, 0.0, low}, reverse=True)
+    """Value labels left of the plot: zero, then the top and bottom unless they would touch."""
+    kept: list[float] = []
+    for value in (0.0, high, low):
+        if all(abs(y(value) - y(other)) >= 10 for other in kept):
+            kept.append(value)
     return "".join(
         f'<text class="oe-axis" x="{LEFT - 4}" y="{y(v) + 3:.1f}" text-anchor="end" '
-        f'font-size="9" fill="#64748B">{v:+.3g}</text>'
-        for v in marks
+        f'font-size="9" fill="#64748B">{"0" if v == 0 else f"{v:+.3g}"}</text>'
+        for v in sorted(kept, reverse=True)
     )
 
 
