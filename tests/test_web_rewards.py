@@ -239,3 +239,51 @@ def test_panel_shows_a_loaded_file_and_the_comparison_with_a_pinned_run():
 def test_panel_before_any_step():
     panel = review_html("k", Review(), [])
     assert "No steps yet" in panel and 'data-steps="0"' in panel
+
+
+# -- the panel's commands (what the page's buttons do) -----------------------------------
+
+
+def live_tab(steps: list[dict], seed: int | None = 3):
+    from web.tabs import Episode, WebTab
+
+    tab = WebTab(key="k", session_hash=None, authorized=True)
+    tab.episode = Episode(steps=steps, reset_kwargs={} if seed is None else {"seed": seed})
+    return tab
+
+
+def test_panel_commands_pick_load_pin_and_go_back():
+    from web.reward_panel import RewardPanel
+
+    panel, tab = RewardPanel(controller=None), live_tab(record(["heads", "tails"]))
+    panel.html(tab)
+    panel.command(tab, "pick", {"step": 7})  # out of range: ignored, still following
+    panel.command(tab, "pick", {"step": True})
+    assert 'data-selected="1"' in panel.html(tab)
+    panel.command(tab, "pick", {"step": 0})
+    assert 'data-selected="0"' in panel.html(tab)
+    panel.command(tab, "pin", {})
+    assert panel.review(tab).pinned.label == "pinned run (seed 3)"
+    panel.command(tab, "load", {"text": "oops", "name": "x.jsonl"})
+    assert "Could not inspect x.jsonl: line 1: not JSON" in panel.html(tab)
+    text = episode_jsonl(record(["tails"] * 3))
+    panel.command(tab, "load", {"text": text, "name": "x.jsonl"})
+    shown = panel.html(tab)
+    assert 'data-source="file x.jsonl"' in shown and 'data-steps="3"' in shown
+    assert "Could not inspect" not in shown
+    panel.command(tab, "live", {})
+    assert 'data-source="live"' in panel.html(tab)
+    panel.command(tab, "nonsense", {})
+    assert "unknown reward-panel command" in panel.html(tab)
+
+
+def test_panel_follows_a_new_episode():
+    from web.reward_panel import RewardPanel
+    from web.tabs import Episode
+
+    panel, tab = RewardPanel(controller=None), live_tab(record(["heads"] * 4))
+    panel.html(tab)
+    panel.command(tab, "pick", {"step": 1})
+    assert 'data-selected="1"' in panel.html(tab)
+    tab.episode = Episode(steps=record(["tails"] * 3))
+    assert 'data-selected="2"' in panel.html(tab)

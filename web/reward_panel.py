@@ -1,0 +1,132 @@
+"""The playground's "Rewards" panel: the reward debugger of :mod:`web.reward_view` as a Gradio
+component, with its own fast path (pick a step, load a file, pin a run) and a refresh after
+every change of the stage.
+
+``build(controller, stage)`` creates the component inside the current Blocks context and wires
+it; it keeps each tab's :class:`~web.reward_view.Review` next to the tab (freed with it).
+"""
+
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from web.controller import Controller
+from web.episode_file import EpisodeFileError, parse_episode_jsonl
+from web.reward_view import Pinned, Review, review_html, rewards_of
+from web.tabs import WebTab
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+GONE = "This page's session is gone: reload the page to start again."
+
+
+class RewardPanel:
+    """Per-tab review state and the handlers behind the panel's buttons."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self._reviews: weakref.WeakKeyDictionary[WebTab, Review] = weakref.WeakKeyDictionary()
+        self._episodes: weakref.WeakKeyDictionary[WebTab, Any] = weakref.WeakKeyDictionary()
+
+    def review(self, tab: WebTab) -> Review:
+        return self._reviews.setdefault(tab, Review())
+
+    def html(self, tab: WebTab) -> str:
+        """The panel for ``tab`` as it stands."""
+        review = self.review(tab)
+        if self._episodes.get(tab) is not tab.episode:
+            self._episodes[tab] = tab.episode  # a new episode started: follow it
+            if review.loaded is None:
+                review.selected = None
+        seed = tab.episode.reset_kwargs.get("seed")
+        return review_html(tab.key, review, tab.episode.steps, tab.episode.frames, seed)
+
+    def pick(self, tab: WebTab, step: Any) -> None:
+        steps = self.review(tab).shown(tab.episode.steps)
+        if isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(steps):
+            self.review(tab).selected = step
+
+    def load(self, tab: WebTab, text: Any, name: Any) -> None:
+        review = self.review(tab)
+        if not isinstance(text, str):
+            review.error = "No file content arrived: choose the .jsonl file again."
+            return
+        try:
+            steps = parse_episode_jsonl(text)
+        except EpisodeFileError as exc:
+            review.error = f"Could not inspect {name or 'the file'}: {exc}"
+            return
+        review.loaded, review.loaded_name = steps, str(name or "episode.jsonl")[:120]
+        review.selected, review.error = None, ""
+
+    def pin(self, tab: WebTab) -> None:
+        review = self.review(tab)
+        steps = review.shown(tab.episode.steps)
+        if not steps:
+            review.error = "Take at least one step before pinning the run."
+            return
+        if review.loaded is not None:
+            label = f"pinned: {review.loaded_name}"
+        else:
+            seed = tab.episode.reset_kwargs.get("seed")
+            label = "pinned run" + (f" (seed {seed})" if seed is not None else "")
+        review.pinned, review.error = Pinned(label, rewards_of(steps)), ""
+
+    def command(self, tab: WebTab, name: str, data: dict[str, Any]) -> None:
+        review = self.review(tab)
+        review.error = ""
+        if name == "pick":
+            self.pick(tab, data.get("step"))
+        elif name == "load":
+            self.load(tab, data.get("text"), data.get("name"))
+        elif name == "pin":
+            self.pin(tab)
+        elif name == "unpin":
+            review.pinned = None
+        elif name == "live":
+            review.loaded, review.selected = None, None
+        elif name == "latest":
+            review.selected = None
+        else:
+            review.error = f"unknown reward-panel command {name!r}"
+
+
+def build(controller: Controller, stage: gr.HTML) -> gr.HTML:
+    """The panel's component, refreshed whenever the stage changes."""
+    panel = RewardPanel(controller)
+    controller.ctx.web["reward_panel"] = panel
+
+    async def review(data: dict[str, Any]) -> dict[str, Any]:
+        tab = _tab(controller, data)
+        if tab is None:
+            return {"error": GONE}
+        panel.command(tab, str(data.get("do", "")), data)
+        return {"html": panel.html(tab)}
+
+    box = gr.HTML(
+        '<div class="oe-review"><div class="oe-empty">No steps yet.</div></div>',
+        js_on_load=(ASSETS / "rewards.js").read_text(encoding="utf-8"),
+        css_template=(ASSETS / "rewards.css").read_text(encoding="utf-8"),
+        server_functions=[review],
+        elem_id="oe-rewards",
+    )
+
+    async def refresh(request: gr.Request) -> Any:
+        tab = controller.tabs.by_hash(request.session_hash)
+        if tab is None or not tab.authorized:
+            return gr.skip()
+        return panel.html(tab)
+
+    stage.change(
+        refresh, None, box, trigger_mode="always_last", concurrency_limit=None,
+        show_progress="hidden",
+    )  # fmt: skip
+    return box
+
+
+def _tab(controller: Controller, data: Any) -> WebTab | None:
+    tab = controller.tabs.by_key(data.get("tab")) if isinstance(data, dict) else None
+    return tab if tab is not None and tab.authorized else None
