@@ -20,10 +20,27 @@ function reviewError(text) {
   line.textContent = text;
 }
 
+// Renders carry a growing data-version: a refresh computed before a click but delivered after
+// its answer must not undo the click, so an older render is replaced by the newest one seen.
+let newest = { version: -1, html: "" };
+const versionOf = (markup) => Number((/data-version="(\d+)"/.exec(markup) || [])[1] ?? -1);
+
+function remember(markup) {
+  const version = versionOf(markup);
+  if (version >= newest.version) newest = { version, html: markup };
+  return version >= newest.version;
+}
+
+watch("value", () => {
+  if (typeof props.value === "string" && !remember(props.value)) props.value = newest.html;
+});
+
 async function review(command, payload) {
   try {
     const result = await server.review({ tab: reviewKey(), do: command, ...payload });
-    if (result && typeof result.html === "string") props.value = result.html;
+    if (result && typeof result.html === "string" && remember(result.html)) {
+      props.value = result.html;
+    }
     else if (result && result.error) reviewError(result.error);
   } catch (err) {
     reviewError("The server did not answer (" + (err && err.message ? err.message : err) +

@@ -30,6 +30,7 @@ class RewardPanel:
         self.controller = controller
         self._reviews: weakref.WeakKeyDictionary[WebTab, Review] = weakref.WeakKeyDictionary()
         self._episodes: weakref.WeakKeyDictionary[WebTab, Any] = weakref.WeakKeyDictionary()
+        self._version = 0  # one counter for all tabs: only its order matters
 
     def review(self, tab: WebTab) -> Review:
         return self._reviews.setdefault(tab, Review())
@@ -42,7 +43,10 @@ class RewardPanel:
             if review.loaded is None:
                 review.selected = None
         seed = tab.episode.reset_kwargs.get("seed")
-        return review_html(tab.key, review, tab.episode.steps, tab.episode.frames, seed)
+        self._version += 1
+        return review_html(
+            tab.key, review, tab.episode.steps, tab.episode.frames, seed, self._version
+        )
 
     def pick(self, tab: WebTab, step: Any) -> None:
         steps = self.review(tab).shown(tab.episode.steps)

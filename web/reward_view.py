@@ -60,8 +60,10 @@ def review_html(
     live: list[dict[str, Any]],
     frames: Sequence[bytes | View] = (),
     seed: Any = None,
+    version: int = 0,
 ) -> str:
-    """The whole debugger for one tab (``key`` lets the page's script call the server)."""
+    """The whole debugger for one tab (``key`` lets the page's script call the server;
+    ``version`` grows with every render so the page can drop an answer that arrives late)."""
     steps = review.shown(live)
     index = review.index(steps)
     source = (
@@ -78,7 +80,8 @@ def review_html(
     selected = "" if index is None else str(index)
     return (
         f'<div class="oe-review" data-tab="{html.escape(key)}" data-source="{html.escape(source)}"'
-        f' data-steps="{len(steps)}" data-selected="{selected}">{body}</div>'
+        f' data-steps="{len(steps)}" data-selected="{selected}" data-version="{version}">'
+        f"{body}</div>"
     )
 
 
