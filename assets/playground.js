@@ -68,7 +68,20 @@ function act(index) {
   return inFlight;
 }
 
+// A row of the step log: show that recorded step in the Rewards panel (web/reward_panel.py).
+function inspectStep(row) {
+  const rewards = window.openenvRewards;
+  if (!rewards || !rewards.pick) return;
+  const tab = [...document.querySelectorAll("#oe-tabs [role='tab']")]
+    .find((t) => t.textContent.trim() === "Rewards");
+  if (tab && tab.getAttribute("aria-selected") !== "true") tab.click();
+  rewards.pick(Number(row.dataset.step));
+  document.getElementById("oe-rewards")?.scrollIntoView({ block: "nearest" });
+}
+
 element.addEventListener("click", (event) => {
+  const row = event.target.closest("tr.oe-logrow[data-step]");
+  if (row) { inspectStep(row); return; }
   const button = event.target.closest("button.oe-act");
   if (!button || button.disabled) return;
   act(Number(button.dataset.i));

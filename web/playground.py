@@ -29,7 +29,7 @@ from fastapi.responses import PlainTextResponse, Response
 from gradio import route_utils
 
 from openenv.server.context import ServerContext
-from web import forms
+from web import forms, reward_panel
 from web.controller import Controller
 from web.export import episode_gif, episode_jsonl
 from web.extension import PlaygroundAPI
@@ -149,6 +149,8 @@ def build_blocks(
             with gr.Column(scale=4, min_width=520):
                 page.stage_component()
         with gr.Tabs(elem_id="oe-tabs"):
+            with gr.Tab("Rewards", id="rewards"):
+                reward_panel.build(controller, page.stage)
             with gr.Tab("State", id="state"):
                 page.state_box = gr.HTML(elem_id="oe-state")
             with gr.Tab("Last response", id="raw"):

@@ -116,7 +116,8 @@ def _log(tab: WebTab) -> str:
     steps = tab.episode.steps
     first = max(0, len(steps) - LOG_ROWS)
     rows = "".join(
-        f"<tr><td>{i + 1}</td><td>{html.escape(_short_action(s['action']))}</td>"
+        f'<tr class="oe-logrow" data-step="{i}" title="show step {i + 1} in Rewards">'
+        f"<td>{i + 1}</td><td>{html.escape(_short_action(s['action']))}</td>"
         f"<td>{_num(s['reward'])}</td><td>{'✔' if s['done'] else ''}</td></tr>"
         for i, s in reversed(list(enumerate(steps))[first:])
     )
