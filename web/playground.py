@@ -7,6 +7,12 @@ small routes next to it:
   them are playground tabs, and the capacity, so an operator can see the page's footprint.
 - ``GET {path}/export/{tab}/episode.jsonl`` and ``.../episode.gif``: the episode of one tab
   (the tab's random key is the capability; the page links to them).
+- ``GET {path}/assets/<file>`` for each file of the env package's ``assets/`` folder, so the
+  README's images (``assets/screenshot.png``) show in the README tab.
+
+The page's tabs: Rewards (each step's reward broken into its rubric components, a stacked chart,
+time travel through the recorded episode, an exported JSONL loaded back, two runs compared),
+State, Last response, Python, README, and an environment's own tab (``gradio_builder``).
 
 Each browser tab opens its own session through the server's session manager and closes it when
 the tab goes away (Gradio's unload event) or when the manager reaps it as idle. The board and
@@ -25,7 +31,7 @@ from typing import Any
 
 import gradio as gr
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import FileResponse, PlainTextResponse, Response
 from gradio import route_utils
 
 from openenv.server.context import ServerContext
@@ -494,6 +500,29 @@ def _add_routes(app: FastAPI, controller: Controller, path: str) -> None:
     app.add_api_route(f"{path}/sessions", sessions, methods=["GET"], tags=["playground"])
     app.add_api_route(f"{path}/export/{{tab}}/episode.jsonl", jsonl, include_in_schema=False)
     app.add_api_route(f"{path}/export/{{tab}}/episode.gif", gif, include_in_schema=False)
+    _add_readme_assets(app, controller.ctx.manifest.root, path)
+
+
+def _add_readme_assets(app: FastAPI, root: Path | None, path: str) -> None:
+    """Serve the files of the env package's ``assets/`` folder where its README's relative
+    links point once the README is shown at ``{path}/`` (e.g. ``assets/screenshot.png``).
+
+    One route per file that exists: Gradio serves its own bundle under ``{path}/assets/`` too,
+    with hashed names, so a catch-all route there would shadow it.
+    """
+    folder = root / "assets" if root is not None else None
+    if folder is None or not folder.is_dir():
+        return
+    for file in sorted(p for p in folder.iterdir() if p.is_file()):
+        app.add_api_route(f"{path}/assets/{file.name}", _file_route(file), include_in_schema=False)
+
+
+def _file_route(file: Path) -> Callable[[], Any]:
+    # A closure, not a default argument: FastAPI would expose a parameter as a query string.
+    async def serve() -> FileResponse:
+        return FileResponse(file)
+
+    return serve
 
 
 def _attachment(filename: str) -> dict[str, str]:
