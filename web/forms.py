@@ -138,7 +138,8 @@ def fields_from_parameters(params: dict[str, inspect.Parameter], owner: Any) -> 
 
 def _type_hints(owner: Any) -> dict[str, Any]:
     try:
-        return typing.get_type_hints(inspect.unwrap(owner))
+        # include_extras keeps Annotated[int, Field(ge=1)] bounds for the form.
+        return typing.get_type_hints(inspect.unwrap(owner), include_extras=True)
     except Exception:  # unresolvable string annotations: fall back to the raw ones
         return {}
 

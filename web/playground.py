@@ -383,6 +383,11 @@ def _component(spec: forms.FieldSpec, prefix: str) -> gr.components.Component:
     if spec.kind == "bool":
         return gr.Checkbox(**common)
     if spec.kind in ("int", "number"):
+        if spec.default is None:
+            # gr.Number shows and sends 0 when empty; a textbox stays blank until typed in,
+            # so an optional number is left out and a required one is asked for.
+            hint = "a whole number" if spec.kind == "int" else "a number"
+            return gr.Textbox(placeholder=hint, **common)
         return gr.Number(**common)
     if spec.kind == "string":
         return gr.Textbox(**common)
