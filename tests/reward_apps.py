@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from openenv.core import Action, ActionChoice, Environment, Observation, State
 from openenv.core.rubrics import FnRubric, WeightedSum
+from openenv.core.transforms import RewardScale
 from openenv.server import create_app
 
 
@@ -20,7 +21,8 @@ class CoinObservation(Observation):
 class CoinEnvironment(Environment[CoinAction, CoinObservation, State]):
     """Guess coin flips; right guesses score, every step costs a little. Ten flips."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, scale: float | None = None) -> None:
+        self.transform = RewardScale(scale) if scale else None
         self.rubric = WeightedSum(
             {
                 "correct": FnRubric(lambda a, o: float(a.guess == o.flip)),

@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 import pytest
+from reward_apps import CoinAction, CoinEnvironment, CoinObservation
 
-from openenv.core import Action, Environment, Observation, State
 from openenv.core.rubrics import (
     FnRubric,
     Gate,
@@ -22,7 +22,6 @@ from openenv.core.rubrics import (
     TrajectoryRubric,
     WeightedSum,
 )
-from openenv.core.transforms import RewardScale
 from openenv.testing import EnvCheckError, check_env
 
 
@@ -174,52 +173,11 @@ def test_llm_judge_survives_an_unreachable_endpoint() -> None:
     assert "judge call failed" in judge.last_error
 
 
-# -- an environment whose reward comes from a rubric ------------------------------------
-
-
-class CoinAction(Action):
-    guess: str
-
-
-class CoinObservation(Observation):
-    flip: str = ""
-
-
-class CoinEnv(Environment[CoinAction, CoinObservation, State]):
-    """Guess coin flips; right guesses score, every step costs a little."""
-
-    def __init__(self, *, scale: float | None = None) -> None:
-        self.rubric = WeightedSum(
-            {
-                "correct": FnRubric(lambda a, o: float(a.guess == o.flip)),
-                "step_cost": const(1.0),
-            },
-            {"correct": 1.0, "step_cost": -0.05},
-        )
-        self.transform = RewardScale(scale) if scale else None
-        self._state = State()
-
-    def reset(self, seed=None, episode_id=None) -> CoinObservation:
-        self._state = State(episode_id=episode_id or "coin")
-        return CoinObservation()
-
-    def step(self, action: CoinAction) -> CoinObservation:
-        self._state.step_count += 1
-        flip = self.rng.choice(["heads", "tails"])
-        return CoinObservation(flip=flip, done=self._state.step_count >= 10)
-
-    @property
-    def state(self) -> State:
-        return self._state
-
-    def legal_actions(self):
-        from openenv.core import ActionChoice
-
-        return [ActionChoice(side.title(), {"guess": side}) for side in ("heads", "tails")]
+# -- an environment whose reward comes from a rubric (tests/reward_apps.py) ----------------
 
 
 def test_reward_equals_the_sum_of_its_components_over_a_seeded_episode() -> None:
-    env = CoinEnv()
+    env = CoinEnvironment()
     env.reset(seed=3)
     for i in range(10):
         o = env.step(CoinAction(guess="heads" if i % 2 else "tails"))
@@ -227,22 +185,22 @@ def test_reward_equals_the_sum_of_its_components_over_a_seeded_episode() -> None
         assert set(comps) == {"correct", "step_cost"}
         assert o.reward == pytest.approx(sum(comps[k] * weights[k] for k in comps))
         assert o.reward in (pytest.approx(0.95), pytest.approx(-0.05))
-    check_env(CoinEnv())
+    check_env(CoinEnvironment())
 
 
 def test_a_transform_that_changes_the_reward_shows_up_as_a_component() -> None:
-    env = CoinEnv(scale=2.0)
+    env = CoinEnvironment(scale=2.0)
     env.reset(seed=1)
     o = env.step(CoinAction(guess="heads"))
     comps = o.metadata["reward_components"]
     assert "transform:reward_scale" in comps
     total = sum(v * o.metadata["reward_weights"][k] for k, v in comps.items())
     assert o.reward == pytest.approx(total)
-    check_env(CoinEnv(scale=2.0))
+    check_env(CoinEnvironment(scale=2.0))
 
 
 def test_check_env_catches_a_reward_that_disagrees_with_its_components() -> None:
-    class Liar(CoinEnv):
+    class Liar(CoinEnvironment):
         """Hand-writes components (no rubric) that do not add up to its reward."""
 
         def __init__(self) -> None:
