@@ -87,3 +87,12 @@ def test_render_shows_the_last_output(env: CodingEnvironment) -> None:
     run(env, "print('hello')")
     view = env.render()
     assert isinstance(view, Text) and view.text == "hello\nexit code 0"
+
+
+def test_render_before_the_first_step_says_how_to_run_code(env: CodingEnvironment) -> None:
+    env.reset(seed=0)
+    view = env.render()
+    assert isinstance(view, Text) and "fresh interpreter" in view.text
+    assert "CodeAction(code=" in view.text
+    run(env, "x = 1")
+    assert env.render().text == "exit code 0"

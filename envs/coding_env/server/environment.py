@@ -18,11 +18,18 @@ themselves.
 from __future__ import annotations
 
 import asyncio
+import sys
 import uuid
 
 from coding_env.models import CodeAction, CodeObservation, CodeState
 from coding_env.server.sandbox import Sandbox, SandboxLimits
 from openenv.core import Environment, Text, View
+
+READY = (
+    f">>> Python {sys.version_info.major}.{sys.version_info.minor}, a fresh interpreter\n"
+    "Each step runs one cell of code; variables persist until reset.\n"
+    "Playground: the Code tab. Client: env.step(CodeAction(code='print(1 + 1)'))"
+)
 
 
 class CodingEnvironment(Environment[CodeAction, CodeObservation, CodeState]):
@@ -61,6 +68,8 @@ class CodingEnvironment(Environment[CodeAction, CodeObservation, CodeState]):
         return self._state
 
     def render(self) -> View | None:
+        if self._state.step_count == 0:
+            return Text(READY)
         obs = self._last
         parts = [obs.stdout, obs.stderr, f"exit code {obs.exit_code}"]
         return Text("\n".join(p.rstrip("\n") for p in parts if p))
