@@ -111,7 +111,7 @@ EXTRAS = {
 BLOCKED_IMPORTS = """
 import importlib, sys
 from pathlib import Path
-from openenv.hub.discovery import EnvUnavailable, import_app, load_entry
+from openenv.runtime.discovery import EnvUnavailable, import_app, load_package
 for package, module in {blocked!r}.items():
     sys.modules[module] = None  # as if the extra were not installed
 for package in {blocked!r}:
@@ -121,7 +121,7 @@ for package in {blocked!r}:
     except ModuleNotFoundError as exc:
         print(package, "server:", exc.name)
     try:
-        import_app(load_entry(Path({envs!r}) / package))
+        import_app(load_package(Path({envs!r}) / package))
     except EnvUnavailable as exc:
         print(package, "catalog:", exc)
 """

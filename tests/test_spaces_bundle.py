@@ -34,7 +34,7 @@ from openenv.hub.bundle import (
     env_bundle,
     read_front_matter,
 )
-from openenv.hub.discovery import discover
+from openenv.runtime.discovery import discover
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "openenv-playground"
 

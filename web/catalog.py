@@ -19,7 +19,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from openenv.hub.discovery import EnvEntry, EnvUnavailable, discover, import_app
+from openenv.runtime.discovery import EnvPackage, EnvUnavailable, discover, import_app
 from web.catalog_page import render_page
 from web.catalog_thumbs import Thumbnail, first_render
 
@@ -30,7 +30,7 @@ log = logging.getLogger("web.catalog")
 class CatalogEnv:
     """One card of the catalog: an environment and, when importable, its server app."""
 
-    entry: EnvEntry
+    entry: EnvPackage
     app: Any = None
     reason: str = ""
     install: str | None = None
@@ -70,7 +70,7 @@ def load_catalog(envs_dir: Path) -> list[CatalogEnv]:
     return items
 
 
-def _client(entry: EnvEntry) -> str | None:
+def _client(entry: EnvPackage) -> str | None:
     """``from <pkg> import <Client>`` for the card's notebook snippet, if the package has one."""
     import importlib
     import inspect

@@ -14,7 +14,7 @@ from openenv.cli.ui import CliError
 
 if TYPE_CHECKING:
     from openenv.cli.targets import Target
-    from openenv.hub.discovery import EnvEntry
+    from openenv.runtime.discovery import EnvPackage
 
 DESCRIPTION = """\
 Build OpenEnv environments, play them in the browser, and share them as Hugging Face Spaces.
@@ -144,7 +144,7 @@ Next:
 def _serve(args: argparse.Namespace) -> int:
     from openenv.cli.serve import run
     from openenv.cli.targets import resolve
-    from openenv.hub.discovery import EnvUnavailable, import_app
+    from openenv.runtime.discovery import EnvUnavailable, import_app
 
     target = resolve(args.path)
     if target.entry is not None:
@@ -256,7 +256,7 @@ def _dry_run(
 
 def _list(args: argparse.Namespace) -> int:
     from openenv.cli.targets import resolve
-    from openenv.hub.discovery import EnvUnavailable, import_app
+    from openenv.runtime.discovery import EnvUnavailable, import_app
 
     target = resolve(args.path)
     entries = [target.entry] if target.entry else _entries(target.envs_dir)
@@ -273,8 +273,8 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _entries(envs_dir: Path | None) -> list[EnvEntry]:
-    from openenv.hub.discovery import discover
+def _entries(envs_dir: Path | None) -> list[EnvPackage]:
+    from openenv.runtime.discovery import discover
 
     return discover(envs_dir) if envs_dir else []
 

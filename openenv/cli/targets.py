@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openenv.cli.ui import CliError
-from openenv.hub.discovery import MANIFEST, EnvEntry, discover, load_entry
+from openenv.runtime.discovery import MANIFEST, EnvPackage, discover, load_package
 
 
 @dataclass(frozen=True)
 class Target:
     """An environment (``entry``) or a catalog of the environments in ``envs_dir``."""
 
-    entry: EnvEntry | None = None
+    entry: EnvPackage | None = None
     envs_dir: Path | None = None
 
     @property
@@ -33,7 +33,7 @@ def resolve(path: str | None) -> Target:
         raise CliError(f"{where} does not exist")
     if (where / MANIFEST).is_file():
         try:
-            return Target(entry=load_entry(where))
+            return Target(entry=load_package(where))
         except ValueError as exc:
             raise CliError(str(exc)) from None
     for envs_dir in (where / "envs", where):

@@ -12,7 +12,14 @@ from pathlib import Path
 from types import ModuleType
 
 from openenv.cli.report import Report
-from openenv.hub.discovery import MANIFEST, EnvEntry, EnvUnavailable, import_app, make_importable
+from openenv.runtime.discovery import (
+    MANIFEST,
+    EnvPackage,
+    EnvUnavailable,
+    import_app,
+    load_package,
+    make_importable,
+)
 
 REQUIRED = (
     "__init__.py",
@@ -26,7 +33,7 @@ RECOMMENDED = ("README.md", "tests")
 MANIFEST_KEYS = ("name", "version", "description")
 
 
-def validate_package(entry: EnvEntry) -> Report:
+def validate_package(entry: EnvPackage) -> Report:
     """Run every in-process check on one environment package."""
     report = Report(f"{entry.name} ({entry.path})")
     _check_manifest(entry, report)
@@ -39,7 +46,7 @@ def validate_package(entry: EnvEntry) -> Report:
     return report
 
 
-def _check_manifest(entry: EnvEntry, report: Report) -> None:
+def _check_manifest(entry: EnvPackage, report: Report) -> None:
     missing = [key for key in MANIFEST_KEYS if not entry.manifest.get(key)]
     if missing:
         report.failed("manifest", f"{MANIFEST} lacks {', '.join(missing)}: add them")
@@ -50,7 +57,7 @@ def _check_manifest(entry: EnvEntry, report: Report) -> None:
         report.passed("manifest", f"{MANIFEST}: {entry.name} {version}, app {entry.app_ref}")
 
 
-def _check_layout(entry: EnvEntry, report: Report) -> bool:
+def _check_layout(entry: EnvPackage, report: Report) -> bool:
     missing = [p for p in REQUIRED if not (entry.path / p).exists()]
     if missing:
         report.failed("layout", f"missing {', '.join(missing)} (see `openenv init` for the shape)")
@@ -73,7 +80,7 @@ def _import(report: Report, check: str, module: str) -> ModuleType | None:
     return None
 
 
-def _check_client(entry: EnvEntry, report: Report) -> None:
+def _check_client(entry: EnvPackage, report: Report) -> None:
     from openenv.client import EnvClient
 
     module = _import(report, "client", entry.package)
@@ -108,7 +115,7 @@ def _environment_class(module: ModuleType) -> type | None:
     return None
 
 
-def _check_environment(entry: EnvEntry, report: Report) -> None:
+def _check_environment(entry: EnvPackage, report: Report) -> None:
     from openenv.testing import EnvCheckError, check_env
 
     module = _import(report, "check_env", f"{entry.package}.server.environment")
@@ -133,7 +140,7 @@ def _check_environment(entry: EnvEntry, report: Report) -> None:
         report.passed("check_env", detail)
 
 
-def _check_server(entry: EnvEntry, report: Report) -> None:
+def _check_server(entry: EnvPackage, report: Report) -> None:
     try:
         app = import_app(entry)
     except EnvUnavailable as exc:
@@ -159,6 +166,4 @@ def _check_server(entry: EnvEntry, report: Report) -> None:
 
 def validate_path(path: Path) -> Report:
     """Validate the environment package at ``path``."""
-    from openenv.hub.discovery import load_entry
-
-    return validate_package(load_entry(path))
+    return validate_package(load_package(path))

@@ -6,7 +6,7 @@
         client.step(AutoAction.from_env("grid_world")(action="RIGHT"))
 
 Names are matched loosely (``"echo"``, ``"echo-env"``, ``"echo_env"``) against installed env
-packages (see :mod:`openenv.runtime.packages`). A name with a ``/`` is a Hugging Face Space
+packages (see :mod:`openenv.runtime.discovery`). A name with a ``/`` is a Hugging Face Space
 (``owner/echo_env``): its client comes from the installed package, its URL from :mod:`openenv.hub`.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from openenv.runtime.bootstrap import DEFAULT_START_TIMEOUT_S, launch_client
+from openenv.runtime.discovery import find_env_package, list_env_packages
 from openenv.runtime.errors import EnvNotFound
-from openenv.runtime.packages import find_env_package, list_env_packages
 
 
 def _from_space(repo_id: str, base_url: str | None, **kwargs: Any) -> Any:

@@ -87,7 +87,7 @@ class EnvPool:
         """Start ``servers`` servers of env ``name`` (local processes, or containers of
         ``docker_image`` when ``use_docker``) and spread ``size`` sessions over them round-robin.
         The pool stops its servers on close."""
-        from openenv.runtime.packages import find_env_package
+        from openenv.runtime.discovery import find_env_package
 
         package = find_env_package(name)
         options = {"use_docker": use_docker, "image": docker_image, "env_vars": env_vars}

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import yaml
 from packaging.requirements import Requirement
 
-from openenv.hub.discovery import EnvEntry, discover, load_entry
+from openenv.runtime.discovery import EnvPackage, camel, discover, load_package, normalize
 
 DEFAULT_SPACE_PORT = 7860
 MARKER = ".openenv-bundle.json"
@@ -219,10 +219,8 @@ def _finish(bundle: Bundle) -> Bundle:
     return bundle
 
 
-def _client_names(entry: EnvEntry) -> tuple[str, str]:
+def _client_names(entry: EnvPackage) -> tuple[str, str]:
     """(import line, class name) of the env's typed client, by the package convention."""
-    from openenv.runtime.packages import camel, normalize
-
     cls = f"{camel(normalize(entry.package))}Env"
     init = entry.path / "__init__.py"
     if init.is_file() and cls in init.read_text(encoding="utf-8"):
@@ -234,7 +232,7 @@ def env_bundle(
     env_dir: Path, out: Path, *, port: int = DEFAULT_SPACE_PORT, repo_id: str | None = None
 ) -> Bundle:
     """Write the Space of one environment package (its playground at ``/web``) into ``out``."""
-    entry = load_entry(env_dir)
+    entry = load_package(env_dir)
     _prepare(out)
     _vendor_framework(out)
     shutil.copytree(entry.path, out / "envs" / entry.package, ignore=_IGNORE)

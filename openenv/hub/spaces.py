@@ -98,11 +98,11 @@ def connect_space(
 
 def _local_app(client_cls: Any, repo_id: str) -> str:
     """The ``module:app`` to serve locally: the client's own env package, else the repo's name."""
+    from openenv.runtime.discovery import find_env_package
     from openenv.runtime.errors import EnvNotFound
-    from openenv.runtime.packages import find_env_package
 
     package = getattr(client_cls, "__module__", "").split(".")[0]
     try:
-        return find_env_package(package).app
+        return find_env_package(package).app_ref
     except EnvNotFound:
-        return find_env_package(repo_id.rstrip("/").split("/")[-1]).app
+        return find_env_package(repo_id.rstrip("/").split("/")[-1]).app_ref

@@ -2,10 +2,11 @@
 
 ``LocalProcessProvider(app)`` and ``DockerProvider(image)`` share one interface
 (:class:`Provider`: start → base URL, wait_until_healthy, logs, stop). ``launch_client`` binds
-a provider to a typed client that stops it on close; ``find_env_package`` locates installed
-environment packages by name. Names are imported on first use, so a server started by a
-provider (``openenv.runtime._child``) loads none of this, and the ``docker`` SDK is only
-imported when the Docker provider is used.
+a provider to a typed client that stops it on close. :mod:`openenv.runtime.discovery` answers
+which environment packages exist (``discover`` a directory, ``find_env_package`` by name among
+installed ones), where, and whether their extras are installed. Names are imported on first
+use, so a server started by a provider (``openenv.runtime._child``) loads none of this, and
+the ``docker`` SDK is only imported when the Docker provider is used.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ _EXPORTS = {
     "Bootstrap": "openenv.runtime.bootstrap",
     "DockerProvider": "openenv.runtime.docker_provider",
     "EnvNotFound": "openenv.runtime.errors",
-    "EnvPackage": "openenv.runtime.packages",
+    "EnvPackage": "openenv.runtime.discovery",
+    "EnvUnavailable": "openenv.runtime.discovery",
     "LocalProcessProvider": "openenv.runtime.process",
     "Provider": "openenv.runtime.base",
     "ProviderError": "openenv.runtime.errors",
     "app_of_package": "openenv.runtime.process",
-    "find_env_package": "openenv.runtime.packages",
+    "find_env_package": "openenv.runtime.discovery",
     "launch_client": "openenv.runtime.bootstrap",
-    "list_env_packages": "openenv.runtime.packages",
+    "list_env_packages": "openenv.runtime.discovery",
 }
 
 __all__ = sorted(_EXPORTS)
