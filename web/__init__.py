@@ -1,6 +1,7 @@
 """The Gradio playground mounted at ``/web`` on every environment server.
 
-``web.playground.mount_playground`` builds the page; the other modules each do one job:
+``web.playground.mount_playground`` mounts the page; the other modules each do one job:
+``blocks`` (the Gradio layout and events), ``routes`` (the plain HTTP routes next to it),
 ``render`` (views as HTML), ``raster`` (views as PNG, for GIFs and thumbnails), ``forms``
 (action forms from JSON schemas), ``chart`` (the reward chart as SVG), ``snippet`` (the
 "same call in Python" code), ``export`` (JSONL and GIF), ``tabs`` (one session per browser tab),

@@ -1,0 +1,366 @@
+"""The playground's Gradio page: its layout and event handlers.
+
+``build_blocks(controller, path)`` lays out the page: the header, the reset panel, the action
+form and autoplay on the left, the stage (web/stage.py) on the right, and the tabs below it:
+Rewards (each step's reward broken into its rubric components, a stacked chart, time travel
+through the recorded episode, an exported JSONL loaded back, two runs compared), State, Last
+response, Python, README, and an environment's own tab (``gradio_builder``).
+
+Each browser tab opens its own session through the server's session manager and closes it when
+the tab goes away (Gradio's unload event) or when the manager reaps it as idle. The board and
+its buttons take a fast path (``server_functions`` of the stage, a direct HTTP call per click);
+reset, the action form and the side panels go through Gradio events.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import gradio as gr
+from gradio import route_utils
+
+from openenv.server.context import ServerContext
+from web import forms, reward_panel
+from web.assets import asset
+from web.controller import Controller
+from web.extension import PlaygroundAPI
+from web.snippet import client_names, python_snippet
+from web.stage import code_block, json_block, quick_update, stage_html
+from web.tabs import WebTab
+
+MAX_RADIO_CHOICES = 8
+
+
+def build_blocks(
+    controller: Controller,
+    path: str,
+    gradio_builder: Callable[[PlaygroundAPI], Any] | None = None,
+    custom_tab_name: str = "Custom",
+) -> gr.Blocks:
+    """The Gradio page of one environment server."""
+    ctx = controller.ctx
+    page = _Page(controller, path)
+    with gr.Blocks(title=f"{ctx.manifest.title} · OpenEnv playground") as demo:
+        gr.HTML(header_html(ctx), elem_id="oe-header")
+        if ctx.token is not None:
+            page.lock_panel()
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=280, elem_id="oe-controls"):
+                page.reset_panel()
+                page.action_form()
+                page.autoplay_panel()
+            with gr.Column(scale=4, min_width=520):
+                page.stage_component()
+        with gr.Tabs(elem_id="oe-tabs"):
+            with gr.Tab("Rewards", id="rewards"):
+                reward_panel.build(controller, page.stage)
+            with gr.Tab("State", id="state"):
+                page.state_box = gr.HTML(elem_id="oe-state")
+            with gr.Tab("Last response", id="raw"):
+                page.raw_box = gr.HTML(elem_id="oe-raw")
+            with gr.Tab("Python", id="python"):
+                page.code_box = gr.HTML(elem_id="oe-python")
+            with gr.Tab("README", id="readme"):
+                _readme_component(_readme(ctx))
+            if gradio_builder is not None:
+                with gr.Tab(custom_tab_name, id="custom"):
+                    built = gradio_builder(PlaygroundAPI(ctx, controller, page.stage))
+                    if isinstance(built, gr.Blocks):
+                        built.render()
+        page.wire(demo)
+    return demo
+
+
+class _Page:
+    """The components of the page and their event handlers."""
+
+    def __init__(self, controller: Controller, path: str) -> None:
+        self.controller = controller
+        self.ctx = controller.ctx
+        self.path = path
+        env_cls = self.ctx.env_cls
+        options = env_cls.reset_options() if env_cls is not None else {}
+        target = getattr(env_cls, "reset", None)
+        self.option_specs = forms.fields_from_parameters(options, target) if options else []
+        self.action_specs = forms.fields_from_schema(self.ctx.action_cls.model_json_schema())
+        self.names = client_names(env_cls, self.ctx.action_cls)
+
+    # -- layout ----------------------------------------------------------------------------
+
+    lock_group: gr.Group | None = None
+
+    def lock_panel(self) -> None:
+        with gr.Group(elem_id="oe-lock") as self.lock_group:
+            self.token_box = gr.Textbox(
+                label="API token",
+                type="password",
+                placeholder="the server's OPENENV_API_TOKEN",
+                elem_id="oe-token",
+            )
+            self.unlock_btn = gr.Button("Unlock", variant="primary", elem_id="oe-unlock")
+            self.lock_msg = gr.HTML(elem_id="oe-lock-msg")
+
+    def reset_panel(self) -> None:
+        gr.HTML('<p class="oe-panel-title">Episode</p>')
+        self.seed = gr.Textbox(
+            label="seed", placeholder="random", info="a whole number replays an episode",
+            elem_id="oe-seed",
+        )  # fmt: skip
+        self.option_inputs = [_component(spec, "oe-opt-") for spec in self.option_specs]
+        self.reset_btn = gr.Button("↺ Reset", variant="primary", elem_id="oe-reset")
+        self.reset_msg = gr.HTML(elem_id="oe-reset-msg", elem_classes=["oe-form-msg"])
+
+    def action_form(self) -> None:
+        # Plain columns and radios rather than accordions, sliders and dropdowns: every
+        # component type is one more script the page loads before it is usable.
+        with gr.Column(variant="panel", elem_id="oe-form"):
+            gr.HTML('<p class="oe-panel-title">Action form</p>')
+            self.action_inputs = [_component(spec, "oe-field-") for spec in self.action_specs]
+            self.step_btn = gr.Button("Step", variant="secondary", elem_id="oe-step")
+            self.form_msg = gr.HTML(elem_id="oe-form-msg", elem_classes=["oe-form-msg"])
+
+    def autoplay_panel(self) -> None:
+        with gr.Column(variant="panel", elem_id="oe-autoplay"):
+            gr.HTML('<p class="oe-panel-title">Autoplay random legal actions</p>')
+            self.play_steps = gr.Textbox(
+                value="0", label="steps", info="0 = until done", elem_id="oe-play-steps"
+            )
+            self.play_fps = gr.Radio(
+                ["2", "5", "10", "30", "60"], value="10", label="steps per second",
+                elem_id="oe-play-fps",
+            )  # fmt: skip
+            with gr.Row():
+                self.play_btn = gr.Button("▶ Play", elem_id="oe-play", min_width=60)
+                self.stop_btn = gr.Button("■ Stop", elem_id="oe-stop", min_width=60)
+
+    def stage_component(self) -> None:
+        controller = self.controller
+
+        async def act(data: dict[str, Any]) -> dict[str, Any]:
+            tab = _tab_from(controller, data)
+            if tab is None:
+                return _gone()
+            ok = await controller.act(tab, data.get("index"))
+            return {"html": stage_html(tab), "ok": ok, "done": tab.done}
+
+        async def autoplay(data: dict[str, Any]) -> dict[str, Any]:
+            # Per frame only the view and counters travel; the full stage when it stops.
+            tab = _tab_from(controller, data)
+            if tab is None:
+                return _gone()
+            ok = await controller.random_step(tab)
+            if not ok or tab.done:
+                return {"html": stage_html(tab), "ok": ok, "done": tab.done}
+            return {"quick": quick_update(tab), "ok": ok, "done": tab.done}
+
+        async def redraw(data: dict[str, Any]) -> dict[str, Any]:
+            tab = _tab_from(controller, data)
+            return _gone() if tab is None else {"html": stage_html(tab), "ok": True}
+
+        self.stage = gr.HTML(
+            '<div class="oe-stage"><section class="oe-main"><div class="oe-view">'
+            '<div class="oe-empty">Starting…</div></div></section></div>',
+            js_on_load=asset("playground.js"),
+            server_functions=[act, autoplay, redraw],
+            elem_id="oe-stage",
+        )
+
+    # -- events ----------------------------------------------------------------------------
+
+    def wire(self, demo: gr.Blocks) -> None:
+        fast = {"concurrency_limit": None, "show_progress": "hidden"}
+        demo.load(self.on_load, None, self.stage, **fast)
+        demo.unload(self.on_unload)
+        if self.lock_group is not None:
+            outputs = [self.stage, self.lock_group, self.lock_msg, self.token_box]
+            self.unlock_btn.click(self.on_unlock, [self.token_box], outputs, **fast)
+            self.token_box.submit(self.on_unlock, [self.token_box], outputs, **fast)
+        self.reset_btn.click(
+            self.on_reset, {self.seed, *self.option_inputs}, [self.stage, self.reset_msg], **fast
+        )
+        self.step_btn.click(
+            self.on_step, set(self.action_inputs), [self.stage, self.form_msg], **fast
+        )
+        self.stage.change(
+            self.on_refresh,
+            None,
+            [self.state_box, self.raw_box, self.code_box],
+            trigger_mode="always_last",
+            **fast,
+        )
+        self.play_btn.click(
+            None, [self.play_steps, self.play_fps], None,
+            js="(steps, fps) => { window.openenvPlayground.play(steps, fps); }",
+        )  # fmt: skip
+        self.stop_btn.click(None, None, None, js="() => { window.openenvPlayground.stop(); }")
+
+    def _tab(self, request: gr.Request) -> WebTab:
+        tab = self.controller.tabs.by_hash(request.session_hash)
+        return tab if tab is not None else self.controller.new_tab(request.session_hash)
+
+    async def on_load(self, request: gr.Request):
+        tab = self._tab(request)
+        if tab.authorized:
+            await self.controller.reset(tab, {})
+        return stage_html(tab)
+
+    async def on_unload(self, request: gr.Request) -> None:
+        tab = self.controller.tabs.by_hash(request.session_hash)
+        if tab is not None:
+            await self.controller.close(tab)
+
+    async def on_unlock(self, token: str, request: gr.Request):
+        tab = self._tab(request)
+        if not self.controller.unlock(tab, token):
+            return gr.skip(), gr.skip(), _msg(tab.message, "error"), ""
+        await self.controller.reset(tab, {})
+        return stage_html(tab), gr.update(visible=False), "", ""
+
+    async def on_reset(self, form: dict[Any, Any], request: gr.Request):
+        tab = self._tab(request)
+        if not tab.authorized:
+            return gr.skip(), _msg("Enter the API token first.", "error")
+        values = [form[c] for c in self.option_inputs]
+        options, errors = forms.parse_values(self.option_specs, values)
+        seed = form[self.seed]
+        if str(seed or "").strip():
+            try:
+                options["seed"] = _seed(seed)
+            except ValueError as exc:
+                errors.insert(0, f"seed: {exc}")
+        if errors:
+            return gr.skip(), _msg("; ".join(errors), "error")
+        ok = await self.controller.reset(tab, options)
+        return stage_html(tab), _msg(tab.message if not ok else "", "error")
+
+    async def on_step(self, form: dict[Any, Any], request: gr.Request):
+        tab = self._tab(request)
+        values = [form[c] for c in self.action_inputs]
+        action, errors = forms.parse_values(self.action_specs, values)
+        if errors:
+            return gr.skip(), _msg("Not sent, nothing changed: " + "; ".join(errors), "error")
+        if not await self.controller.step(tab, action):
+            return gr.skip(), _msg(tab.message, "error")
+        return stage_html(tab), _msg("Step applied.", "ok")
+
+    async def on_refresh(self, request: gr.Request):
+        tab = self.controller.tabs.by_hash(request.session_hash)
+        if tab is None or not tab.authorized:
+            return "", "", ""
+        state = await self.controller.state(tab)
+        code = python_snippet(
+            self.names,
+            _server_url(request, self.path),
+            tab.last_action or _first_legal(tab),
+            tab.episode.reset_kwargs,
+            needs_token=self.ctx.token is not None,
+        )
+        return (
+            json_block(state, "No session: press Reset."),
+            json_block(tab.last_response, "Nothing yet."),
+            code_block(code, "python"),
+        )
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _component(spec: forms.FieldSpec, prefix: str) -> gr.components.Component:
+    common = {
+        "label": spec.label,
+        "info": spec.hint() or None,
+        "value": forms.initial_value(spec),
+        "elem_id": prefix + spec.name,
+    }
+    if spec.kind == "enum":
+        choices = [str(c) for c in spec.choices]
+        if len(choices) <= MAX_RADIO_CHOICES:
+            return gr.Radio(choices=choices, **common)
+        return gr.Dropdown(choices=choices, **common)
+    if spec.kind == "bool":
+        return gr.Checkbox(**common)
+    if spec.kind in ("int", "number"):
+        if spec.default is None:
+            # gr.Number shows and sends 0 when empty; a textbox stays blank until typed in,
+            # so an optional number is left out and a required one is asked for.
+            hint = "a whole number" if spec.kind == "int" else "a number"
+            return gr.Textbox(placeholder=hint, **common)
+        return gr.Number(**common)
+    if spec.kind == "string":
+        return gr.Textbox(**common)
+    placeholder = {"array": "[1, 2, 3]", "object": '{"key": "value"}'}.get(spec.json_type or "")
+    return gr.Textbox(lines=2, placeholder=placeholder or "JSON value", **common)
+
+
+def _seed(value: Any) -> int:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"must be a whole number ≥ 0, got {value!r}") from None
+    if not number.is_integer() or number < 0:
+        raise ValueError(f"must be a whole number ≥ 0, got {value!r}")
+    return int(number)
+
+
+def _msg(text: str, kind: str) -> str:
+    return f'<span class="oe-{kind}">{html.escape(text)}</span>' if text else ""
+
+
+def _gone() -> dict[str, Any]:
+    return {"ok": False, "error": "This page's session is gone: reload the page to start again."}
+
+
+def _tab_from(controller: Controller, data: Any) -> WebTab | None:
+    tab = controller.tabs.by_key(data.get("tab")) if isinstance(data, dict) else None
+    return tab if tab is not None and tab.authorized else None
+
+
+def _first_legal(tab: WebTab) -> dict[str, Any] | None:
+    if not tab.legal:
+        return None
+    action = tab.legal[0].action
+    return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
+
+
+def _server_url(request: gr.Request, path: str) -> str:
+    """This server's URL as the visitor reaches it (proxy headers included), without ``/web``."""
+    root = route_utils.get_root_url(
+        request=request.request, route_path="/gradio_api/queue/join", root_path=None
+    )
+    root = root.rstrip("/")
+    return root[: -len(path)] if root.endswith(path) else root
+
+
+def header_html(ctx: ServerContext) -> str:
+    """The page header: emoji, title, version, description and tags."""
+    m = ctx.manifest
+    tags = "".join(f'<span class="oe-tag">{html.escape(str(t))}</span>' for t in m.tags)
+    version = f" <small>v{html.escape(m.version)}</small>" if m.version else ""
+    return (
+        f'<div class="oe-header"><span class="oe-emoji">{html.escape(m.emoji)}</span><div>'
+        f"<h1>{html.escape(m.title)}{version}</h1><p>{html.escape(m.description)}</p></div>"
+        f'<div class="oe-tags">{tags}</div></div>'
+    )
+
+
+def _readme_component(markdown: str) -> gr.components.Component:
+    """The README as HTML rendered here (one component type fewer for the page to load), or
+    as gr.Markdown when markdown-it-py (a dependency of Gradio's CLI) is unavailable."""
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        return gr.Markdown(markdown, elem_id="oe-readme")
+    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
+    return gr.HTML(f'<div class="oe-readme prose">{rendered}</div>', elem_id="oe-readme")
+
+
+def _readme(ctx: ServerContext) -> str:
+    if ctx.manifest.readme:
+        return ctx.manifest.readme
+    module = sys.modules.get(ctx.env_cls.__module__) if ctx.env_cls is not None else None
+    doc = inspect.getdoc(module) if module is not None else None
+    return f"# {ctx.manifest.title}\n\n{doc or ctx.manifest.description or 'No README yet.'}"

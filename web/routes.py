@@ -1,0 +1,144 @@
+"""The playground's plain HTTP routes, next to its Gradio page at ``{path}``:
+
+- ``GET {path}/sessions``: how many sessions the server runs (all entry points), how many of
+  them are playground tabs, and the capacity, so an operator can see the page's footprint.
+- ``GET {path}/export/{tab}/episode.jsonl`` and ``.../episode.gif``: the episode of one tab
+  (the tab's random key is the capability; the page links to them).
+- ``GET {path}/assets/<file>`` for each file of the env package's ``assets/`` folder, so the
+  README's images (``assets/screenshot.png``) show in the README tab.
+- ``GET /favicon.ico``: the env's emoji, unless the app serves its own.
+
+``start_queue_on_first_request`` starts Gradio's queue when a parent app mounted the server
+without running its lifespan.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import FileResponse, PlainTextResponse, Response
+
+from web.controller import Controller
+from web.export import episode_gif, episode_jsonl
+from web.raster import view_to_png
+from web.tabs import WebTab
+
+
+def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
+    """The sessions, export and README asset routes of the playground at ``path``."""
+    manager = controller.manager
+    name = controller.ctx.manifest.name
+
+    async def sessions() -> dict[str, Any]:
+        kinds: dict[str, int] = {}
+        for session in manager.sessions():
+            kinds[session.kind] = kinds.get(session.kind, 0) + 1
+        return {
+            "active": manager.active,
+            "capacity": manager.max_sessions,
+            "playground_tabs": len(controller.tabs),
+            "by_kind": kinds,
+        }
+
+    def export_tab(tab: str) -> WebTab:
+        found = controller.tabs.by_key(tab)
+        if found is None or not found.authorized:
+            raise HTTPException(404, "unknown or closed playground tab: reload the page")
+        return found
+
+    async def jsonl(tab: str) -> PlainTextResponse:
+        body = episode_jsonl(export_tab(tab).episode.steps)
+        return PlainTextResponse(
+            body, media_type="application/x-ndjson", headers=_attachment(f"{name}-episode.jsonl")
+        )
+
+    async def gif(tab: str) -> Response:
+        episode = export_tab(tab).episode
+        frames = [f if isinstance(f, bytes) else view_to_png(f) for f in episode.frames]
+        data = episode_gif([f for f in frames if f])
+        if data is None:
+            raise HTTPException(404, "this environment draws no frames or boards to animate")
+        return Response(data, media_type="image/gif", headers=_attachment(f"{name}-episode.gif"))
+
+    app.add_api_route(f"{path}/sessions", sessions, methods=["GET"], tags=["playground"])
+    app.add_api_route(f"{path}/export/{{tab}}/episode.jsonl", jsonl, include_in_schema=False)
+    app.add_api_route(f"{path}/export/{{tab}}/episode.gif", gif, include_in_schema=False)
+    _add_readme_assets(app, controller.ctx.manifest.root, path)
+
+
+def _add_readme_assets(app: FastAPI, root: Path | None, path: str) -> None:
+    """Serve the files of the env package's ``assets/`` folder where its README's relative
+    links point once the README is shown at ``{path}/`` (e.g. ``assets/screenshot.png``).
+
+    One route per file that exists: Gradio serves its own bundle under ``{path}/assets/`` too,
+    with hashed names, so a catch-all route there would shadow it.
+    """
+    folder = root / "assets" if root is not None else None
+    if folder is None or not folder.is_dir():
+        return
+    for file in sorted(p for p in folder.iterdir() if p.is_file()):
+        app.add_api_route(f"{path}/assets/{file.name}", _file_route(file), include_in_schema=False)
+
+
+def _file_route(file: Path) -> Callable[[], Any]:
+    # A closure, not a default argument: FastAPI would expose a parameter as a query string.
+    async def serve() -> FileResponse:
+        return FileResponse(file)
+
+    return serve
+
+
+def _attachment(filename: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{filename}"'}
+
+
+class _StartQueueOnFirstRequest:
+    """Start Gradio's queue on first use when the server's lifespan did not (a parent app that
+    mounts this server without running its lifespan)."""
+
+    def __init__(self, app: Any, blocks: gr.Blocks) -> None:
+        self.app, self.blocks = app, blocks
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] in ("http", "websocket") and not self.blocks.is_running:
+            self.blocks.run_startup_events()
+            await self.blocks.run_extra_startup_events()
+        await self.app(scope, receive, send)
+
+
+def start_queue_on_first_request(app: FastAPI, path: str, blocks: gr.Blocks) -> None:
+    """Wrap the Gradio mount at ``path`` so its queue starts on the first request."""
+    for route in app.router.routes:
+        if getattr(route, "path", None) == path and hasattr(route, "app"):
+            route.app = _StartQueueOnFirstRequest(route.app, blocks)
+
+
+def _favicon_svg(emoji: str) -> str:
+    return (
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'>"
+        f"<text y='.9em' font-size='90'>{html.escape(emoji)}</text></svg>"
+    )
+
+
+def favicon_link(emoji: str) -> str:
+    """A ``<link rel="icon">`` with the emoji as an inline SVG (no request)."""
+    svg = _favicon_svg(emoji).replace("#", "%23")
+    return f'<link rel="icon" href="data:image/svg+xml,{svg}">'
+
+
+def add_favicon(app: FastAPI, emoji: str) -> None:
+    """Browsers ask the site root for /favicon.ico before Gradio adds its icon link: answer it
+    rather than log a 404 in the console (a parent app should serve its own)."""
+    if any(getattr(r, "path", None) == "/favicon.ico" for r in app.router.routes):
+        return
+    svg = _favicon_svg(emoji)
+
+    async def favicon() -> Response:
+        return Response(svg, media_type="image/svg+xml")
+
+    app.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
