@@ -18,6 +18,7 @@ from openenv.core.types import Action, Observation, State
 from openenv.server import http_routes
 from openenv.server.auth import configured_token, redact_logs
 from openenv.server.context import ServerContext
+from openenv.server.docs import serve_docs
 from openenv.server.manifest import load_manifest, package_root
 from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
 from openenv.server.sessions import SessionManager
@@ -108,7 +109,13 @@ def create_app(
             yield
         await manager.shutdown()
 
-    app = FastAPI(title=title or f"{manifest.title} environment", lifespan=lifespan)
+    app = FastAPI(
+        title=title or f"{manifest.title} environment",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    serve_docs(app)  # /docs without a CDN (and no /redoc: ReDoc always calls its CDN)
     app.state.openenv = ctx
     app.add_exception_handler(OpenEnvError, http_routes.openenv_error)
     router = http_routes.router()
