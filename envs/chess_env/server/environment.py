@@ -5,7 +5,10 @@ observation names it in ``opponent_move``). Rewards come from a rubric (``rubric
 -1 loss, 0 draw, given on the last step; every other step gives 0. When the episode ends,
 ``metadata`` carries ``discounted_rewards`` (one per agent move, r_t = gamma^(T-1-t) * R_final)
 and ``gamma``.
-Illegal moves follow :mod:`openenv.core.rules`. See the package README for every option.
+Illegal moves follow :mod:`openenv.core.rules`. A game can also end at reset (a ``fen`` that
+is already over, or an opponent's opening move that ends it): the reset observation then has
+``done=True``, ``result`` and ``metadata["termination"]``, and reward 0 (the agent never moved).
+See the package README for every option.
 """
 
 from __future__ import annotations
@@ -52,8 +55,6 @@ def _start_board(fen: str | None) -> chess.Board:
         raise InvalidAction(f"fen is not a valid FEN string: {exc}") from exc
     if not board.is_valid():
         raise InvalidAction(f"fen describes an impossible position: {board.status()!r}")
-    if board.is_game_over(claim_draw=True):
-        raise InvalidAction("the position in fen is already over; give a position with moves left")
     return board
 
 
@@ -102,12 +103,19 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
             opponent_engine=engine_name(opponent),
             opponent_depth=opponent_depth,
         )
-        reply = self._opponent_turn() if self._agent not in (None, self._board.turn) else None
+        over = self._over()
+        reply = None
+        if over is None and self._agent not in (None, self._board.turn):
+            reply = self._opponent_turn()
+            over = self._over()
         message = f"New game: you play {self._agent_label()} against {self._state.opponent_engine}."
         if self._agent is None:
             message = "New game in self-play: you move both sides."
         if reply:
             message += f" Opponent opened with {reply[1]}."
+        if over:  # a finished position in ``fen``, or an opening move that ends the game
+            no_moves = {"discounted_rewards": [], "gamma": gamma}
+            return self._finish(*over, reply=reply, extra=no_moves, prefix=message + " ")
         return self._observe(message, reply=reply)
 
     def step(self, action: ChessAction) -> ChessObservation:
@@ -211,11 +219,12 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         reply: tuple[str, str] | None = None,
         agent_move: str | None = None,
         extra: dict | None = None,
+        prefix: str = "",
     ) -> ChessObservation:
         """The last observation, with the result the rubric scores (``extra``: a forfeit)."""
         self._state.result = result
         return self._observe(
-            f"Game over: {result} ({reason}).",
+            f"{prefix}Game over: {result} ({reason}).",
             reply=reply,
             agent_move=agent_move,
             done=True,
