@@ -16,9 +16,9 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from openenv.core.errors import EnvNotFound
 from openenv.runtime.bootstrap import DEFAULT_START_TIMEOUT_S, launch_client
 from openenv.runtime.discovery import find_env_package, list_env_packages
-from openenv.runtime.errors import EnvNotFound
 
 
 def _from_space(repo_id: str, base_url: str | None, **kwargs: Any) -> Any:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openenv.client.sync import _LoopThread
-from openenv.core.errors import OpenEnvError
+from openenv.core.errors import OpenEnvError, PoolClosed
 from openenv.core.types import StepResult
 
 # What a member call may raise without being a bug of the pool: the server refused or failed
@@ -170,7 +170,7 @@ class SyncEnvPool:
     def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
         if self._loop is None:
             coro.close()
-            raise RuntimeError("this pool is closed")
+            raise PoolClosed("this pool is closed: make a new one with EnvPool.launch/connect")
         return self._loop.run(coro)
 
     def reset(self, seed: int | None = None, indices: Iterable[int] | None = None, **kw: Any):

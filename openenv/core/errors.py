@@ -116,3 +116,55 @@ WIRE_CODES: dict[str, type[OpenEnvError]] = {
         Unauthorized,
     )
 }
+
+
+# -- Local errors: raised in the caller's process while finding, starting or pooling environment
+# servers. They never cross the wire (not in WIRE_CODES); each keeps the builtin base it had.
+
+
+class EnvNotFound(OpenEnvError, LookupError):
+    """No installed environment package matches the requested name."""
+
+    code = "ENV_NOT_FOUND"
+
+
+class EnvUnavailable(OpenEnvError):
+    """An environment exists but cannot run here: its optional dependencies (its extra) are
+    missing or broken. ``install`` is the command that fixes it, when one is known."""
+
+    code = "ENV_UNAVAILABLE"
+
+    def __init__(self, name: str, reason: str, install: str | None) -> None:
+        hint = f"; install it with: {install}" if install else ""
+        super().__init__(f"environment {name!r} is unavailable: {reason}{hint}")
+        self.name = name
+        self.reason = reason
+        self.install = install
+
+
+class ProviderError(OpenEnvError, RuntimeError):
+    """An environment server (local process or Docker container) could not be started."""
+
+    code = "PROVIDER_ERROR"
+
+
+class EngineUnavailable(ProviderError):
+    """The Docker provider has no Docker SDK installed or no reachable Docker engine."""
+
+
+class ImageNotFound(ProviderError):
+    """The Docker image is not on the engine (no registry is ever pulled: build it first)."""
+
+
+class ServerExited(ProviderError):
+    """The server process or container stopped before answering ``GET /health``."""
+
+
+class ServerNotHealthy(ProviderError):
+    """The server kept running but did not answer ``GET /health`` within the timeout."""
+
+
+class PoolClosed(OpenEnvError, RuntimeError):
+    """An :class:`~openenv.client.pool.EnvPool` was used after ``close()``."""
+
+    code = "POOL_CLOSED"

@@ -98,8 +98,8 @@ def connect_space(
 
 def _local_app(client_cls: Any, repo_id: str) -> str:
     """The ``module:app`` to serve locally: the client's own env package, else the repo's name."""
+    from openenv.core.errors import EnvNotFound
     from openenv.runtime.discovery import find_env_package
-    from openenv.runtime.errors import EnvNotFound
 
     package = getattr(client_cls, "__module__", "").split(".")[0]
     try:

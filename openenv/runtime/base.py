@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 
 import httpx
 
-from openenv.runtime.errors import ProviderError
+from openenv.core.errors import ProviderError, ServerExited, ServerNotHealthy
 
 _LIVE: weakref.WeakSet[Provider] = weakref.WeakSet()
 
@@ -66,20 +66,21 @@ class Provider(ABC):
             _LIVE.discard(self)
 
     def wait_until_healthy(self, timeout_s: float = 60.0) -> None:
-        """Poll ``GET /health`` until it answers 200; raise :class:`ProviderError` with logs."""
+        """Poll ``GET /health`` until it answers 200; raise :class:`ServerExited` or
+        :class:`ServerNotHealthy` (both :class:`ProviderError`) with its logs."""
         url = self.start()
         deadline = time.monotonic() + timeout_s
         with httpx.Client(timeout=2.0, trust_env=False) as http:
             while time.monotonic() < deadline:
                 if not self.is_alive():
-                    raise ProviderError(
+                    raise ServerExited(
                         f"{self} exited before becoming healthy. Its output:\n{self.logs()}"
                     )
                 with contextlib.suppress(httpx.HTTPError):
                     if http.get(url + "/health").status_code == 200:
                         return
                 time.sleep(0.05)
-        raise ProviderError(
+        raise ServerNotHealthy(
             f"{self} did not answer GET {url}/health within {timeout_s}s; raise timeout_s if "
             f"the server is slow to import. Its output:\n{self.logs()}"
         )

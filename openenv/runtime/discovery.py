@@ -31,21 +31,21 @@ from typing import Any
 
 import yaml
 
-from openenv.runtime.errors import EnvNotFound
+from openenv.core.errors import EnvNotFound, EnvUnavailable
+
+__all__ = [
+    "EnvNotFound",
+    "EnvPackage",
+    "EnvUnavailable",
+    "discover",
+    "find_env_package",
+    "import_app",
+    "list_env_packages",
+    "load_package",
+]
 
 MANIFEST = "openenv.yaml"
 FRAMEWORK_PACKAGE = "openenv"
-
-
-class EnvUnavailable(Exception):
-    """An environment whose server cannot be imported here; ``install`` says how to fix it."""
-
-    def __init__(self, name: str, reason: str, install: str | None) -> None:
-        self.name = name
-        self.reason = reason
-        self.install = install
-        hint = f"; install it with: {install}" if install else ""
-        super().__init__(f"environment {name!r} is unavailable: {reason}{hint}")
 
 
 def normalize(name: str) -> str:

@@ -24,8 +24,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from openenv.core.errors import EngineUnavailable, ImageNotFound, ProviderError
 from openenv.runtime.base import Provider
-from openenv.runtime.errors import ProviderError
 
 LABEL_MANAGED = "org.openenv.managed"
 LABEL_OWNER_PID = "org.openenv.owner-pid"
@@ -34,19 +34,19 @@ DEFAULT_CONTAINER_PORT = 8000
 
 
 def docker_client() -> Any:
-    """A connected ``docker.DockerClient``, or :class:`ProviderError` saying how to get one."""
+    """A connected ``docker.DockerClient``, or :class:`EngineUnavailable` saying how to get one."""
     try:
         import docker
         import docker.errors
     except ImportError as exc:
-        raise ProviderError(
+        raise EngineUnavailable(
             "the Docker provider needs the docker SDK: pip install 'openenv-playground[docker]'"
         ) from exc
     try:
         client = docker.from_env()
         client.ping()
     except docker.errors.DockerException as exc:
-        raise ProviderError(
+        raise EngineUnavailable(
             f"no Docker engine is reachable ({exc}). Start one (e.g. `sudo dockerd &`, or "
             "`bash tests/docker/setup_engine.sh`) or set DOCKER_HOST; to run without Docker "
             "use LocalProcessProvider / AutoEnv.from_env(name)."
@@ -132,7 +132,7 @@ class DockerProvider(Provider):
         try:
             return client.images.get(self.image)
         except docker.errors.ImageNotFound as exc:
-            raise ProviderError(
+            raise ImageNotFound(
                 f"image {self.image!r} is not on this Docker engine: build it first with "
                 f"`openenv build envs/<name>_env --tag {self.image}` (no registry is pulled)"
             ) from exc

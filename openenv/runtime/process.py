@@ -19,8 +19,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from openenv.core.errors import ProviderError
 from openenv.runtime.base import Provider
-from openenv.runtime.errors import ProviderError
 
 STOP_GRACE_S = 5.0
 
