@@ -83,3 +83,13 @@ def test_the_docs_assets_are_found_from_an_installed_package() -> None:
 
     names = {p.name for p in Path(assets_dir()).iterdir()}
     assert {"swagger-ui-bundle.js", "swagger-ui.css", "favicon.png"} <= names
+
+
+def test_the_catalogs_own_docs_page_is_offline_too(catalog: str, page) -> None:
+    assert httpx.get(catalog + "/redoc").status_code == 404
+    urls = assets_of(httpx.get(catalog + "/docs").text)
+    assert len(urls) == 3 and all(u.startswith("/docs/assets/") for u in urls), urls
+    page.goto(catalog + "/docs")
+    page.locator(".opblock-summary-path").first.wait_for()
+    assert page.external_requests == []
+    assert page.console_errors == []

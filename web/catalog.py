@@ -20,6 +20,7 @@ from fastapi import FastAPI, HTTPException
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from openenv.runtime.discovery import EnvPackage, EnvUnavailable, discover, import_app
+from openenv.server.docs import serve_docs
 from web.catalog_page import render_page
 from web.catalog_thumbs import Thumbnail, first_render
 
@@ -101,7 +102,8 @@ def create_catalog_app(envs_dir: Path, *, title: str = "OpenEnv Playground") -> 
                     await stack.enter_async_context(item.app.router.lifespan_context(item.app))
             yield
 
-    app = FastAPI(title=title, lifespan=lifespan, docs_url="/docs")
+    app = FastAPI(title=title, lifespan=lifespan, docs_url=None, redoc_url=None)
+    serve_docs(app)  # Swagger UI from this server, never a CDN
     app.state.catalog = items
     lock = asyncio.Lock()
 
