@@ -177,7 +177,7 @@ def bench_steps(quick: bool) -> None:
     )
     plain = {"ENABLE_WEB_INTERFACE": "0"}
     with serve("atari_env.server.app:app", env=plain, timeout=300) as url:
-        for encoding in ("zlib", "png", "raw", "list"):
+        for encoding in ENCODINGS:
             n = max(2, windows // 4) if encoding == "list" else windows
             r = asyncio.run(compare(url, encoding, n, seconds))
             raw, local, wire = max(r["raw"]), max(r["env"]), max(r["ws"])

@@ -98,10 +98,20 @@ def test_observation_types_and_encodings_give_the_documented_shapes(env, options
 
 
 def test_the_flat_list_the_reference_client_reads_is_available_on_request(env):
-    zlib_screen = env.reset(seed=5).observation.screen_array()
+    default_screen = env.reset(seed=5).observation.screen_array()
     obs = env.reset(seed=5, frame_encoding="list").observation
     assert isinstance(obs.screen, list) and len(obs.screen) == 210 * 160 * 3
-    assert np.array_equal(np.array(obs.screen).reshape(obs.screen_shape), zlib_screen)
+    assert np.array_equal(np.array(obs.screen).reshape(obs.screen_shape), default_screen)
+
+
+def test_the_default_encoding_sends_distinct_rows_and_every_encoding_agrees(env):
+    obs = play(env, 3, [2] * 30)[-1].observation
+    assert obs.screen.encoding == "rows" and sum(obs.screen.repeats) == 210
+    assert len(obs.screen.repeats) < 60  # Pong's screen is mostly runs of equal rows
+    for encoding in ("zlib", "png", "raw"):
+        again = play(env, 3, [2] * 30, frame_encoding=encoding)[-1].observation
+        assert again.screen.encoding == encoding
+        assert np.array_equal(again.screen_array(), obs.screen_array())
 
 
 def test_an_action_outside_the_set_is_refused_and_the_game_is_unchanged(env):
@@ -163,10 +173,29 @@ def test_one_labelled_button_per_action_with_keys():
     env.close()
 
 
-def test_the_zeros_a_blank_playground_form_sends_mean_the_defaults():
+def test_frameskip_and_step_limit_below_one_are_refused_with_the_default_to_use():
     env = AtariEnvironment()
-    options = {"mode": 0, "difficulty": 0, "frameskip": 0, "max_episode_steps": 0}
-    env.reset(seed=0, repeat_action_probability=0, **options)
-    assert (env.state.frameskip, env.state.max_episode_steps) == (4, None)
-    assert env.step(AtariAction(action_id=0)).episode_frame_number == 4
+    with pytest.raises(InvalidAction, match=r"frameskip=0 is invalid: use an integer >= 1.*4"):
+        env.reset(seed=0, frameskip=0)
+    with pytest.raises(InvalidAction, match=r"max_episode_steps=0 .*>= 1.*leave it out"):
+        env.reset(seed=0, max_episode_steps=0)
+    env.reset(seed=0, mode=0, difficulty=0, frameskip=1)  # mode 0 and difficulty 0 exist
+    assert (env.state.mode, env.state.difficulty, env.state.frameskip) == (0, 0, 1)
+    assert env.step(AtariAction(action_id=0)).episode_frame_number == 1
     env.close()
+
+
+@pytest.mark.parametrize("game", ["combat", "joust", "maze_craze", "warlords"])
+def test_roms_ale_ships_without_an_implementation_are_refused_not_fatal(game):
+    env = AtariEnvironment()
+    with pytest.raises(InvalidAction, match=rf"'{game}' ships with ale-py but ALE cannot play"):
+        env.reset(seed=0, game_name=game)
+    assert env.reset(seed=0, game_name="pong").action_meanings == PONG_ACTIONS  # still alive
+    env.close()
+
+
+def test_the_combat_refusal_reaches_a_client_and_the_server_keeps_serving(env):
+    with pytest.raises(ClientError, match="ALE cannot play it") as err:
+        env.reset(game_name="combat")
+    assert err.value.server_code == "VALIDATION_ERROR"
+    assert env.reset(seed=0).observation.action_meanings == PONG_ACTIONS

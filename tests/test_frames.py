@@ -6,6 +6,7 @@ import base64
 import json
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,8 @@ import pytest
 from openenv.core import InvalidAction
 from openenv.core.frames import (
     ENCODING_ENV_VAR,
-    EncodedFrame,
+    ENCODINGS,
+    RowsFrame,
     decode_frame,
     encode_frame,
     resolve_encoding,
@@ -41,13 +43,15 @@ SHAPES = {
 }
 
 
-@pytest.mark.parametrize("encoding", ["zlib", "png", "raw", "list"])
+def to_json(wire):
+    return json.loads(json.dumps(wire if isinstance(wire, list) else wire.model_dump()))
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
 @pytest.mark.parametrize("kind", sorted(SHAPES))
 def test_every_encoding_survives_json_and_gives_the_same_pixels(encoding, kind):
     array = SHAPES[kind]
-    wire = encode_frame(array, encoding)
-    payload = json.loads(json.dumps(wire.model_dump() if isinstance(wire, EncodedFrame) else wire))
-    back = decode_frame(payload, list(array.shape))
+    back = decode_frame(to_json(encode_frame(array, encoding)), list(array.shape))
     assert back.dtype == np.uint8 and back.shape == array.shape
     assert np.array_equal(back, array)
 
@@ -56,6 +60,44 @@ def test_the_encoded_object_names_its_encoding_and_shape():
     wire = encode_frame(pong_like_frame(), "zlib").model_dump()
     assert set(wire) == {"encoding", "shape", "data"}
     assert wire["encoding"] == "zlib" and wire["shape"] == [210, 160, 3]
+
+
+def test_rows_sends_each_run_of_equal_rows_once_with_its_length():
+    wire = to_json(encode_frame(pong_like_frame(), "rows"))
+    assert set(wire) == {"encoding", "shape", "repeats", "data"}
+    # rows 0-59 field, 60-75 left paddle, 76-89 field, 90-105 right paddle, ...
+    assert wire["repeats"] == [60, 16, 14, 16, 14, 4, 86]
+    sent = np.frombuffer(zlib.decompress(base64.b64decode(wire["data"])), dtype=np.uint8)
+    assert sent.size == 7 * 160 * 3
+    assert np.array_equal(
+        np.repeat(sent.reshape(7, -1), wire["repeats"], axis=0).reshape(210, 160, 3),
+        pong_like_frame(),
+    )
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.zeros((0, 160, 3), dtype=np.uint8),
+        np.arange(7 * 5, dtype=np.uint8).reshape(7, 5),  # no two rows equal; odd row length
+        np.ones((9, 3), dtype=np.uint8),  # one run
+        np.arange(10, dtype=np.uint8),  # 1-D: one row
+    ],
+)
+def test_rows_round_trips_edge_shapes(array):
+    wire = encode_frame(array, "rows")
+    assert sum(wire.repeats) == (array.shape[0] if array.ndim >= 2 else 1)
+    back = decode_frame(to_json(wire))
+    assert back.shape == array.shape and np.array_equal(back, array)
+
+
+def test_a_rows_frame_whose_repeats_or_data_do_not_match_its_shape_is_refused():
+    wire = to_json(encode_frame(pong_like_frame(), "rows"))
+    with pytest.raises(ValueError, match="add up to 210"):
+        decode_frame({**wire, "repeats": [*wire["repeats"][:-1], 1]})
+    with pytest.raises(ValueError, match="rows of shape"):
+        decode_frame({**wire, "shape": [210, 80, 3]})
+    assert isinstance(RowsFrame.model_validate(wire).to_array(), np.ndarray)
 
 
 def test_zlib_makes_an_atari_frame_about_a_hundred_times_smaller_than_raw():
@@ -94,11 +136,11 @@ def test_encoding_names_are_checked_and_the_server_default_comes_from_the_enviro
     monkeypatch,
 ):
     monkeypatch.delenv(ENCODING_ENV_VAR, raising=False)
-    assert resolve_encoding() == "zlib"
+    assert resolve_encoding() == "rows"
     monkeypatch.setenv(ENCODING_ENV_VAR, "LIST")
     assert resolve_encoding() == "list"
     assert resolve_encoding("png") == "png"
-    with pytest.raises(InvalidAction, match="zlib, png, raw, list"):
+    with pytest.raises(InvalidAction, match="rows, zlib, png, raw, list"):
         resolve_encoding("gif")
 
 

@@ -61,4 +61,4 @@ class AtariState(State):
     repeat_action_probability: float = 0.0
     frameskip: int = 4
     max_episode_steps: int | None = None
-    frame_encoding: str = "zlib"
+    frame_encoding: str = "rows"

@@ -80,13 +80,11 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
 
     @classmethod
     def _models(cls) -> tuple[Any, Any, Any]:
-        for klass in cls.__mro__:
-            for base in getattr(klass, "__orig_bases__", ()):
-                origin = typing.get_origin(base)
-                if isinstance(origin, type) and issubclass(origin, EnvClient):
-                    args = list(typing.get_args(base)) + [None] * 3
-                    return tuple(a if isinstance(a, type) else None for a in args[:3])
-        return None, None, None
+        found = cls.__dict__.get("_openenv_models")  # per class: parsing runs on every step
+        if found is None:
+            found = _find_models(cls)
+            cls._openenv_models = found
+        return found
 
     def _step_payload(self, action: Any) -> dict[str, Any]:
         if isinstance(action, Action):
@@ -237,6 +235,17 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             if request_id is None or reply.get("request_id") in (None, request_id):
                 return reply
             # A late answer to a call that timed out: drop it.
+
+
+def _find_models(cls: type) -> tuple[Any, Any, Any]:
+    """The (action, observation, state) classes ``cls`` subscripts ``EnvClient`` with."""
+    for klass in cls.__mro__:
+        for base in getattr(klass, "__orig_bases__", ()):
+            origin = typing.get_origin(base)
+            if isinstance(origin, type) and issubclass(origin, EnvClient):
+                args = list(typing.get_args(base)) + [None] * 3
+                return tuple(a if isinstance(a, type) else None for a in args[:3])
+    return None, None, None
 
 
 def _closed_error(exc: websockets.ConnectionClosed) -> ClientError:

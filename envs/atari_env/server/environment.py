@@ -12,9 +12,9 @@ reset option                environment variable         default
 ``mode``                    ``ATARI_MODE``               the game's default
 ``difficulty``              ``ATARI_DIFFICULTY``         the game's default
 ``repeat_action_probability`` ``ATARI_REPEAT_ACTION_PROB`` ``0.0`` (sticky actions)
-``frameskip``               ``ATARI_FRAMESKIP``          ``4`` (``0``: the default)
-``max_episode_steps``       ``ATARI_MAX_EPISODE_STEPS``  none (``0`` too: game over only)
-``frame_encoding``          ``OPENENV_FRAME_ENCODING``   ``zlib`` (``png``, ``raw``, ``list``)
+``frameskip``               ``ATARI_FRAMESKIP``          ``4`` (an integer >= 1)
+``max_episode_steps``       ``ATARI_MAX_EPISODE_STEPS``  none: game over only (else >= 1)
+``frame_encoding``          ``OPENENV_FRAME_ENCODING``   ``rows`` (zlib, png, raw, list)
 ==========================  ===========================  ===========================
 
 Actions: ``action_id`` indexes the action set (the game's minimal set, or all 18 buttons); the
@@ -30,11 +30,16 @@ Reward: the game score gained during the step. The episode ends at game over
 
 Seeding: ALE's ``random_seed`` is drawn from ``self.rng``, so ``reset(seed=s)`` replays the
 same episode even with sticky actions.
+
+Games: every ROM ``ale_py.roms.get_all_rom_ids()`` lists except the four ALE ships without an
+implementation (``combat``, ``joust``, ``maze_craze``, ``warlords``: ALE issue #537), which are
+refused with that reason (loading one would end the process).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import uuid
 from dataclasses import dataclass
@@ -113,6 +118,7 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         self._loaded: Any = None
         self._config: AtariConfig | None = None
         self._actions: list[Any] = []
+        self._meaning_names: list[str] = []
         self._encoding = resolve_encoding()
         self._state = AtariState()
 
@@ -182,6 +188,7 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
             ale = load_emulator(config, self.rng.randrange(2**31))
             full = config.full_action_space
             self._actions = list(ale.getLegalActionSet() if full else ale.getMinimalActionSet())
+            self._meaning_names = [a.name for a in self._actions]
             self._ale, self._loaded = ale, ale.cloneState(include_rng=True)
         else:
             self._ale.restoreState(self._loaded)
@@ -205,7 +212,7 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
             )
 
     def _meanings(self) -> list[str]:
-        return [a.name for a in self._actions]
+        return list(self._meaning_names)
 
     def _screen(self) -> np.ndarray:
         obs_type = self._config.obs_type
@@ -221,15 +228,16 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         terminated = bool(ale.game_over())
         limit = config.max_episode_steps
         truncated = not terminated and limit is not None and self._state.step_count >= limit
-        return AtariObservation(
+        # Every value is built here with the right type: skip pydantic's validation (~10 us).
+        return AtariObservation.model_construct(
             screen=encode_frame(screen, self._encoding),
             screen_shape=list(screen.shape),
             legal_actions=list(range(len(self._actions))),
             action_meanings=self._meanings(),
-            lives=ale.lives(),
-            episode_frame_number=ale.getEpisodeFrameNumber(),
-            frame_number=ale.getFrameNumber(),
-            reward=reward,
+            lives=int(ale.lives()),
+            episode_frame_number=int(ale.getEpisodeFrameNumber()),
+            frame_number=int(ale.getFrameNumber()),
+            reward=float(reward),
             done=terminated or truncated,
             metadata={"terminated": terminated, "truncated": truncated},
         )
@@ -253,19 +261,33 @@ def load_emulator(config: AtariConfig, random_seed: int) -> ALEInterface:
 
 
 def rom_path(game_name: str) -> str:
-    """The bundled ROM of ``game_name`` (``pong``, ``space_invaders``, ``ms_pacman``, ...)."""
-    games = roms.get_all_rom_ids()
+    """The bundled ROM of ``game_name`` (``pong``, ``space_invaders``, ``ms_pacman``, ...).
+
+    ``ale-py`` ships a few ROMs its emulator has no implementation for (ALE issue #537);
+    loading one ends the process, so they are refused here with the reason.
+    """
+    games = playable_games()
+    if game_name in roms.get_all_rom_ids() and game_name not in games:
+        raise InvalidAction(
+            f"{game_name!r} ships with ale-py but ALE cannot play it: the emulator has no "
+            "implementation of this game (ALE issue #537: combat, joust, maze_craze, warlords); "
+            "choose another game"
+        )
     if game_name not in games:
-        close = [g for g in games if g.startswith(game_name[:3])] or games[:8]
+        close = [g for g in games if g.startswith(game_name[:3])] or list(games[:8])
         raise InvalidAction(
             f"unknown Atari game {game_name!r}; try one of {', '.join(close)} "
-            f"({len(games)} games: ale_py.roms.get_all_rom_ids())"
+            f"({len(games)} games: ale_py.roms.get_all_rom_ids(), but for the ones ALE cannot "
+            "play)"
         )
     return str(roms.get_rom_path(game_name))
 
 
-# Options where 0 means "the default": no such setting exists, and a form's empty number is 0.
-ZERO_IS_DEFAULT = ("frameskip", "max_episode_steps")
+@functools.cache
+def playable_games() -> tuple[str, ...]:
+    """The bundled ROMs ALE can load (``isSupportedROM``), in ``get_all_rom_ids()`` order."""
+    ale = ALEInterface()
+    return tuple(g for g in roms.get_all_rom_ids() if ale.isSupportedROM(roms.get_rom_path(g)))
 
 
 def resolve_config(options: dict[str, Any]) -> AtariConfig:
@@ -273,8 +295,6 @@ def resolve_config(options: dict[str, Any]) -> AtariConfig:
     values: dict[str, Any] = {}
     for name, var in ENV_VARS.items():
         value = options.get(name)
-        if name in ZERO_IS_DEFAULT and value == 0 and not isinstance(value, bool):
-            value = None
         source = f"reset option {name}"
         if value is None and os.environ.get(var, "").strip():
             value, source = os.environ[var].strip(), f"${var}"
@@ -287,7 +307,8 @@ def _parse(name: str, value: Any, source: str) -> Any:
     try:
         parsed = _PARSERS[name](value)
     except (TypeError, ValueError) as exc:
-        raise InvalidAction(f"{source}={value!r} is invalid: {exc}") from None
+        hint = HINTS.get(name, "")
+        raise InvalidAction(f"{source}={value!r} is invalid: {exc}{hint}") from None
     return parsed
 
 
@@ -331,6 +352,11 @@ def _probability(value: Any) -> float:
         raise ValueError("use a number between 0.0 and 1.0")
     return number
 
+
+HINTS = {
+    "frameskip": " (frames each action is held; the default is 4: leave the option out)",
+    "max_episode_steps": " (leave it out to play until game over)",
+}
 
 _PARSERS = {
     "game_name": _game,
