@@ -91,6 +91,17 @@ def test_the_server_s_environment_is_invisible(coding_url: str) -> None:
     assert SECRET not in obs.stdout
 
 
+def test_code_cannot_reach_the_server_that_runs_it(coding_url: str) -> None:
+    probe = f"import urllib.request\nurllib.request.urlopen({coding_url + '/health'!r}, timeout=5)"
+    with CodingEnv(base_url=coding_url).sync() as env:
+        env.reset()
+        result = env.step(CodeAction(code=probe))
+        state = env.state()
+    assert result.observation.exit_code == 1
+    assert "Network is unreachable" in result.observation.stderr
+    assert state.network_access is False
+
+
 def test_sessions_get_separate_private_directories_removed_at_close(coding_url: str) -> None:
     where = "import os; open('mine.txt', 'w').write('x'); print(os.getcwd())"
     with CodingEnv(base_url=coding_url).sync() as a, CodingEnv(base_url=coding_url).sync() as b:

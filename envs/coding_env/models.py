@@ -19,3 +19,6 @@ class CodeObservation(Observation):
 
 class CodeState(State):
     last_exit_code: int = Field(default=0, description="Exit code of the last execution")
+    network_access: bool = Field(
+        default=False, description="Whether the code may use the network (CODING_NETWORK=on)"
+    )

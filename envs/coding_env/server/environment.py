@@ -3,13 +3,16 @@
 Action: ``CodeAction(code)``. Observation: ``stdout``, ``stderr`` and ``exit_code`` (0 on
 success, 1 on an exception, the code of ``SystemExit``, 124 when the wall-clock limit is hit,
 128 + N when the interpreter is killed by signal N, e.g. 152 for the CPU limit).
-State: ``episode_id``, ``step_count`` and ``last_exit_code``.
+State: ``episode_id``, ``step_count``, ``last_exit_code`` and ``network_access``.
 
 Variables persist between the steps of an episode; ``reset`` starts a fresh interpreter in a
 fresh working directory. The code runs in a separate process with time, CPU, memory, file size
-and process limits, a private temporary directory and a clean environment (see
-``coding_env/server/sandbox.py``). A run that hits a limit ends with an error in ``stderr``
-(``sandbox: ...``); when the interpreter had to be killed the next step starts a new one.
+and process limits, a private temporary directory, a clean environment and no network (see
+``coding_env/server/sandbox.py``; ``CODING_NETWORK=on`` allows the network, and
+``state.network_access`` says which is in force). A run that hits a limit ends with an error in
+``stderr`` (``sandbox: ...``); when the interpreter had to be killed the next step starts a new
+one. When the machine cannot cut the code off the network and ``CODING_NETWORK`` is not ``on``,
+``step`` runs nothing and raises ``SandboxUnavailable`` saying how to allow it.
 
 Reward: 1.0 when the code ran without error (exit code 0), else 0.0. Episodes never end by
 themselves.
@@ -36,12 +39,14 @@ class CodingEnvironment(Environment[CodeAction, CodeObservation, CodeState]):
     def __init__(self, limits: SandboxLimits | None = None) -> None:
         self._limits = limits or SandboxLimits.from_env()
         self._sandbox: Sandbox | None = None
-        self._state = CodeState()
+        self._state = CodeState(network_access=self._limits.network)
         self._last = CodeObservation()
 
     def reset(self, seed: int | None = None, episode_id: str | None = None) -> CodeObservation:
         self._close_sandbox()
-        self._state = CodeState(episode_id=episode_id or str(uuid.uuid4()))
+        self._state = CodeState(
+            episode_id=episode_id or str(uuid.uuid4()), network_access=self._limits.network
+        )
         self._last = CodeObservation(reward=0.0)
         return self._last
 

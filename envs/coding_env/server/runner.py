@@ -1,9 +1,9 @@
 """The sandbox side of coding_env: a tiny Python REPL driven over two pipes.
 
 Not imported by the server: :mod:`coding_env.server.sandbox` runs this file's source with
-``python -I -c <source> <command fd> <result fd> <limits json>`` in a separate process (as an
-unprivileged user when the server runs as root). Standard library only, so any Python 3.8+
-interpreter can run it.
+``python -I -c <source> <command fd> <result fd> <limits json>`` in a separate process, which
+``launcher.py`` has already cut off the network and (when the server runs as root) moved to an
+unprivileged uid. Standard library only, so any Python 3.8+ interpreter can run it.
 
 Protocol: one JSON line per request on the command fd, ``{"code": "..."}``; one JSON line per
 answer on the result fd, ``{"stdout": ..., "stderr": ..., "exit_code": ...}``. Variables live in

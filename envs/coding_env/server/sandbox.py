@@ -9,7 +9,12 @@ variables persist between the steps of an episode. The child gets:
 * resource limits: CPU seconds per run (``RLIMIT_CPU``), address space (``RLIMIT_AS``),
   file size (``RLIMIT_FSIZE``), process count (``RLIMIT_NPROC``), open files, no core dumps;
 * a wall-clock limit per run: when it passes, every process of the sandbox is killed and the
-  next run starts a fresh interpreter.
+  next run starts a fresh interpreter;
+* no network (unless ``CODING_NETWORK=on``): ``launcher.py`` puts the interpreter in a network
+  namespace of its own before dropping root, so neither the internet nor the host's loopback
+  services (this server included) can be reached. If the machine allows no namespace (a
+  container without ``CAP_SYS_ADMIN`` and without unprivileged user namespaces), no code runs:
+  :func:`isolation` raises :class:`SandboxUnavailable` saying how to allow it.
 
 When the server runs as root (containers, Spaces), each sandbox runs as its own unprivileged
 uid, chosen at random, because Linux does not apply ``RLIMIT_NPROC`` to root. That uid cannot
@@ -43,10 +48,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text(encoding="utf-8")
+LAUNCHER_SOURCE = Path(__file__).with_name("launcher.py").read_text(encoding="utf-8")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 EXIT_TIMEOUT = 124  # like coreutils timeout(1); killed by signal N gives 128 + N
 MAX_CODE_BYTES = 1_000_000
 _UID_RANGE = (1_000_000, 2_000_000_000)
+_NOBODY = 65534
 _PR_SET_DUMPABLE = 4
 
 
@@ -65,9 +72,11 @@ class SandboxLimits:
     processes: int = 64  # processes and threads at once
     output_bytes: int = 32_000  # stdout / stderr returned per run (the rest is cut)
     cpu_budget_s: int = 3600  # CPU seconds for the whole episode
+    network: bool = False  # may the code use the network (CODING_NETWORK=on)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> SandboxLimits:
+        values: dict = {"network": _network_setting(environ)}
         names = {
             "timeout_s": ("CODING_TIMEOUT_S", float),
             "cpu_s": ("CODING_CPU_S", int),
@@ -76,7 +85,6 @@ class SandboxLimits:
             "processes": ("CODING_MAX_PROCESSES", int),
             "output_bytes": ("CODING_OUTPUT_BYTES", int),
         }
-        values = {}
         for field, (var, kind) in names.items():
             if environ.get(var):
                 try:
@@ -84,6 +92,13 @@ class SandboxLimits:
                 except ValueError:
                     raise ValueError(f"${var} must be a number, got {environ[var]!r}") from None
         return cls(**values)
+
+
+def _network_setting(environ: Mapping[str, str]) -> bool:
+    value = environ.get("CODING_NETWORK", "off").strip().lower() or "off"
+    if value not in ("off", "on"):
+        raise ValueError(f"$CODING_NETWORK must be 'off' (the default) or 'on', got {value!r}")
+    return value == "on"
 
 
 @dataclass(frozen=True)
@@ -139,23 +154,22 @@ class Sandbox:
     # -- starting ---------------------------------------------------------------------------
 
     def _start(self) -> None:
-        mode, python = isolation()
+        how = isolation(network=self.limits.network)
         self._workdir = tempfile.mkdtemp(prefix="openenv-code-")
         cmd_r, self._cmd = os.pipe()
         self._res, res_w = os.pipe()
-        options: dict = {}
         nproc = self.limits.processes
-        if mode == "uid":
+        if how.users == "uid":
             self._uid = _allocate_uid()
             os.chown(self._workdir, self._uid, self._uid)
-            options = {"user": self._uid, "group": self._uid, "extra_groups": []}
         else:
             nproc += len(_pids(lambda pid, uid, pgrp: uid == os.getuid()))
             _protect_server_process()
-        limits = json.dumps({**asdict(self.limits), "nproc": nproc, "mode": mode})
+        limits = json.dumps({**asdict(self.limits), "nproc": nproc, "mode": how.users})
+        runner = [how.python, "-I", "-X", "utf8", "-c", RUNNER_SOURCE, str(cmd_r), str(res_w)]
         try:
             self._proc = subprocess.Popen(
-                [python, "-I", "-X", "utf8", "-c", RUNNER_SOURCE, str(cmd_r), str(res_w), limits],
+                [*_launch(how.python, self._uid, self.limits.network), *runner, limits],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -164,7 +178,6 @@ class Sandbox:
                 env=_clean_environment(self._workdir),
                 start_new_session=True,
                 umask=0o077,
-                **options,
             )
         finally:
             os.close(cmd_r)
@@ -242,8 +255,36 @@ class Sandbox:
 _UIDS_IN_USE: set[int] = set()
 
 
+@dataclass(frozen=True)
+class Isolation:
+    """How sandboxes are isolated on this machine.
+
+    ``users``: "uid" (the server runs as root; each sandbox gets a uid of its own) or "rlimit"
+    (sandboxes run as the server's user). ``network``: "namespace" (a network namespace of
+    its own), "user namespace" (a user and a network namespace of its own: no root needed) or
+    "host" (``CODING_NETWORK=on``: the code uses the server's network). ``python``: the
+    interpreter that runs the code.
+    """
+
+    users: str
+    network: str
+    python: str
+
+
+def isolation(network: bool = False) -> Isolation:
+    """How a sandbox runs here; raises :class:`SandboxUnavailable` if it cannot run safely.
+
+    Without ``network``, a probe checks that a sandbox really gets a network namespace of its
+    own; if it cannot, no code runs and the error says how to allow it.
+    """
+    users, python = _user_isolation()
+    if network:
+        return Isolation(users, "host", python)
+    return Isolation(users, _network_isolation(python, root=users == "uid"), python)
+
+
 @functools.cache
-def isolation() -> tuple[str, str]:
+def _user_isolation() -> tuple[str, str]:
     """("uid", python) when running as root, else ("rlimit", python)."""
     if os.geteuid() != 0:
         return "rlimit", sys.executable
@@ -257,6 +298,50 @@ def isolation() -> tuple[str, str]:
     )
 
 
+_NAMESPACES_PROBE = (
+    "import os; print(os.readlink('/proc/self/ns/net'), os.readlink('/proc/self/ns/user'))"
+)
+
+
+@functools.cache
+def _network_isolation(python: str, root: bool) -> str:
+    """Start the launcher once as a sandbox would and see which namespaces the code gets."""
+    probe = [python, "-I", "-c", _NAMESPACES_PROBE]
+    uid = _NOBODY if root else None
+    try:
+        result = subprocess.run(
+            _launch(python, uid, network=False) + probe,
+            cwd="/",
+            env={"PATH": SAFE_PATH},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=exc)) from None
+    seen = result.stdout.split()
+    mine = [os.readlink(f"/proc/self/ns/{kind}") for kind in ("net", "user")]
+    if result.returncode != 0 or len(seen) != 2 or seen[0] == mine[0]:
+        reason = result.stderr.strip() or f"the probe exited with status {result.returncode}"
+        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=reason))
+    return "namespace" if seen[1] == mine[1] else "user namespace"
+
+
+_NO_NETWORK_ISOLATION = (
+    "coding_env cuts the code off the network (CODING_NETWORK=off, the default) and could not "
+    "do so on this machine ({reason}). Either run the server as root with CAP_SYS_ADMIN (e.g. "
+    "outside a container, or docker run --cap-add SYS_ADMIN), or allow unprivileged user "
+    "namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0), "
+    "or set CODING_NETWORK=on to let the code use the network"
+)
+
+
+def _launch(python: str, uid: int | None, network: bool) -> list[str]:
+    """The launcher's command line; the program to exec follows it."""
+    options = json.dumps({"uid": uid, "network": network})
+    return [python, "-I", "-c", LAUNCHER_SOURCE, options]
+
+
 def _python_candidates() -> list[str]:
     names = [sys.executable, "/usr/local/bin/python3", "/usr/bin/python3", shutil.which("python3")]
     seen: list[str] = []
@@ -267,12 +352,12 @@ def _python_candidates() -> list[str]:
 
 
 def _runs_unprivileged(python: str) -> bool:
-    probe = "import json, resource, tempfile, traceback, linecache"
+    probe = "import ctypes, json, linecache, resource, tempfile, traceback"
     try:
         result = subprocess.run(
             [python, "-I", "-c", probe],
-            user=65534,
-            group=65534,
+            user=_NOBODY,
+            group=_NOBODY,
             extra_groups=[],
             cwd="/",
             env={"PATH": SAFE_PATH},
