@@ -91,7 +91,7 @@ FrameData = RowsFrame | EncodedFrame | list[int]
 
 
 def resolve_encoding(name: str | None = None) -> str:
-    """Validate an encoding name; ``None`` means ``$OPENENV_FRAME_ENCODING`` or ``"zlib"``."""
+    """Validate an encoding name; ``None`` means ``$OPENENV_FRAME_ENCODING`` or ``"rows"``."""
     chosen = name if name is not None else os.environ.get(ENCODING_ENV_VAR) or DEFAULT_ENCODING
     chosen = str(chosen).strip().lower()
     if chosen not in ENCODINGS:
@@ -130,8 +130,9 @@ def encode_frame(array: np.ndarray, encoding: str = DEFAULT_ENCODING) -> FrameDa
 def decode_frame(obj: FrameData | dict, shape: list[int] | tuple[int, ...] | None = None):
     """Turn a wire frame back into a ``uint8`` numpy array.
 
-    ``obj`` is an :class:`EncodedFrame`, its JSON dict, or a flat list of integers; a flat list
-    needs ``shape`` (e.g. the Atari observation's ``screen_shape``) to get its dimensions back.
+    ``obj`` is a :class:`RowsFrame` or an :class:`EncodedFrame`, its JSON dict, or a flat list
+    of integers; a flat list needs ``shape`` (e.g. the Atari observation's ``screen_shape``) to
+    get its dimensions back.
     """
     if isinstance(obj, dict):
         kind = RowsFrame if obj.get("encoding") == "rows" else EncodedFrame

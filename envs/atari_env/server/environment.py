@@ -43,10 +43,11 @@ import functools
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from ale_py import ALEInterface, LoggerMode, roms
+from pydantic import Field
 
 from atari_env.models import AtariAction, AtariObservation, AtariState
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction
@@ -129,11 +130,11 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         game_name: str | None = None,
         obs_type: Literal["rgb", "grayscale", "ram"] | None = None,
         full_action_space: bool | None = None,
-        mode: int | None = None,
-        difficulty: int | None = None,
-        repeat_action_probability: float | None = None,
-        frameskip: int | None = None,
-        max_episode_steps: int | None = None,
+        mode: Annotated[int, Field(ge=0)] | None = None,
+        difficulty: Annotated[int, Field(ge=0)] | None = None,
+        repeat_action_probability: Annotated[float, Field(ge=0.0, le=1.0)] | None = None,
+        frameskip: Annotated[int, Field(ge=1)] | None = None,
+        max_episode_steps: Annotated[int, Field(ge=1)] | None = None,
         frame_encoding: Encoding | None = None,
     ) -> AtariObservation:
         options = {k: v for k, v in locals().items() if k in ENV_VARS}
