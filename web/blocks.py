@@ -28,6 +28,7 @@ from web import forms, reward_panel
 from web.assets import asset
 from web.controller import Controller
 from web.extension import PlaygroundAPI
+from web.shell_routes import HANDOFF_JS, adopt
 from web.snippet import client_names, python_snippet
 from web.stage import code_block, json_block, quick_update, stage_html
 from web.tabs import WebTab
@@ -168,12 +169,14 @@ class _Page:
             server_functions=[act, autoplay, redraw],
             elem_id="oe-stage",
         )
+        self.shell_key = gr.Textbox(visible=False, elem_id="oe-shell-key")
 
     # -- events ----------------------------------------------------------------------------
 
     def wire(self, demo: gr.Blocks) -> None:
         fast = {"concurrency_limit": None, "show_progress": "hidden"}
-        demo.load(self.on_load, None, self.stage, **fast)
+        # The load event first asks the fast shell (web/shell.py) for the tab it opened.
+        demo.load(self.on_load, self.shell_key, self.stage, js=HANDOFF_JS, **fast)
         demo.unload(self.on_unload)
         if self.lock_group is not None:
             outputs = [self.stage, self.lock_group, self.lock_msg, self.token_box]
@@ -202,7 +205,10 @@ class _Page:
         tab = self.controller.tabs.by_hash(request.session_hash)
         return tab if tab is not None else self.controller.new_tab(request.session_hash)
 
-    async def on_load(self, request: gr.Request):
+    async def on_load(self, shell_key: str, request: gr.Request):
+        adopted = adopt(self.controller, shell_key, request.session_hash)
+        if adopted is not None:  # the episode the shell started carries on
+            return stage_html(adopted)
         tab = self._tab(request)
         if tab.authorized:
             await self.controller.reset(tab, {})

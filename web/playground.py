@@ -1,8 +1,10 @@
 """The /web playground: a Gradio page on every environment server.
 
 ``mount_playground(app, ctx, path="/web")`` (called by ``create_app``) mounts the page, built by
-``web.blocks``, and its plain HTTP routes from ``web.routes`` (sessions, export, README assets,
-favicon). Both drive the visitors' sessions through one :class:`~web.controller.Controller`.
+``web.blocks``, its plain HTTP routes from ``web.routes`` (sessions, export, README assets,
+favicon), and the fast shell (``web.shell``, ``web.shell_routes``) that makes the page usable
+before Gradio's bundle arrives. All drive the visitors' sessions through one
+:class:`~web.controller.Controller`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import gradio as gr
 from fastapi import FastAPI
 
 from openenv.server.context import ServerContext
-from web import routes
+from web import routes, shell, shell_routes
 from web.assets import asset
 from web.blocks import build_blocks
 from web.controller import Controller
@@ -47,6 +49,7 @@ def mount_playground(
     ctx.web["path"] = path
     routes.add_routes(app, controller, path)
     routes.add_favicon(app, ctx.manifest.emoji)
+    shell_routes.add_shell_routes(app, controller, path)  # before Gradio's mount catches them
     demo = build_blocks(controller, path, gradio_builder, custom_tab_name)
     gr.mount_gradio_app(
         app,
@@ -59,6 +62,7 @@ def mount_playground(
         show_error=True,
     )
     routes.start_queue_on_first_request(app, path, demo)
+    shell.mount_shell(app, path, shell.shell_html(ctx))
     ctx.web["blocks"] = demo
     return demo
 

@@ -94,6 +94,11 @@ class TabRegistry:
     def by_hash(self, session_hash: str | None) -> WebTab | None:
         return self._by_hash.get(session_hash) if session_hash else None
 
+    def attach(self, tab: WebTab, session_hash: str) -> None:
+        """Hand a tab opened before Gradio loaded (web/shell.py) to Gradio's ``session_hash``."""
+        tab.session_hash = session_hash
+        self._by_hash[session_hash] = tab
+
     def remove(self, tab: WebTab) -> None:
         self._by_key.pop(tab.key, None)
         if tab.session_hash and self._by_hash.get(tab.session_hash) is tab:

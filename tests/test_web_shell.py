@@ -1,0 +1,172 @@
+"""The fast shell in a real browser: with Gradio's bundle held back, the page is already playable;
+once the bundle arrives, the Gradio page carries on the same episode."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, serve
+
+pytestmark = pytest.mark.browser
+
+BUNDLE = "**/assets/index-*.js"  # Gradio's entry module: nothing of Gradio runs without it
+AGENT_AT = """(root) => {
+  const cells = [...document.querySelectorAll(root + ' .oe-board .oe-cell')];
+  const i = cells.findIndex((c) => c.title === 'agent');
+  return i < 0 ? null : [Math.floor(i / 5), i % 5];
+}"""
+SHELL, GRADIO = "#oe-shell", "#oe-stage"
+
+
+class HeldBundle:
+    """Holds Gradio's JavaScript entry module back until ``release()``."""
+
+    def __init__(self, page) -> None:
+        self.page, self.routes = page, []
+        page.route(BUNDLE, self._hold)
+
+    def _hold(self, route) -> None:
+        self.routes.append(route)
+
+    def release(self) -> None:
+        deadline = time.monotonic() + 30
+        while not self.routes:  # the page asked for it long ago; be sure the request is held
+            assert time.monotonic() < deadline, "the page never asked for Gradio's bundle"
+            self.page.wait_for_timeout(50)
+        for route in self.routes:
+            route.continue_()
+        self.page.unroute(BUNDLE, self._hold)
+
+
+def open_held(page, url: str) -> HeldBundle:
+    held = HeldBundle(page)
+    page.goto(url, wait_until="commit")
+    return held
+
+
+def shell_reset(page) -> None:
+    page.click(f"{SHELL} .oe-shell-reset")
+    page.wait_for_selector(f"{SHELL} .oe-act:not([disabled])")
+
+
+def wait_steps(page, root: str, n: int) -> None:
+    page.wait_for_selector(f'{root} .oe-stage[data-tab][data-steps="{n}"]')
+
+
+def web_sessions(base: str) -> int:
+    return httpx.get(base + "/web/sessions").json()["by_kind"].get("web", 0)
+
+
+def wait_sessions(base: str, expected: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while web_sessions(base) != expected:
+        assert time.monotonic() < deadline, f"expected {expected} playground sessions"
+        time.sleep(0.1)
+
+
+def clean(page) -> None:
+    assert page.console_errors == []
+    assert page.external_requests == []
+
+
+def test_the_shell_plays_before_gradio_and_gradio_carries_the_episode_on(page, grid_server):
+    wait_sessions(grid_server, 0)
+    held = open_held(page, grid_server + "/web/")
+    shell_reset(page)
+    assert page.evaluate(AGENT_AT, SHELL) == [0, 0]
+    page.click(f"{SHELL} .oe-act:has-text('Down')")
+    wait_steps(page, SHELL, 1)
+    page.keyboard.press("ArrowRight")
+    wait_steps(page, SHELL, 2)
+    assert page.evaluate(AGENT_AT, SHELL) == [1, 1]
+    assert page.locator(GRADIO).count() == 0  # all of that without Gradio
+    assert web_sessions(grid_server) == 1
+
+    held.release()
+    wait_steps(page, GRADIO, 2)
+    assert page.locator(SHELL).count() == 0  # the shell stepped aside
+    assert page.evaluate(AGENT_AT, GRADIO) == [1, 1]
+    page.click(f"{GRADIO} .oe-act:has-text('Down')")
+    wait_steps(page, GRADIO, 3)
+    assert page.evaluate(AGENT_AT, GRADIO) == [2, 1]
+    assert page.locator(f"{GRADIO} .oe-log tbody tr").count() == 3  # the shell's steps included
+    assert page.inner_text(f"{GRADIO} .oe-return") == "-0.3"
+    assert web_sessions(grid_server) == 1  # adopted, not a second session
+    clean(page)
+
+
+def test_browser_tabs_get_separate_shell_episodes(page, browser, grid_server):
+    other = browser.new_context().new_page()  # another visitor
+    sibling = page.context.new_page()  # a second tab of the same browser (same cookies)
+    try:
+        helds = [open_held(p, grid_server + "/web/") for p in (page, other, sibling)]
+        for p, moves in ((page, ["Down"]), (other, ["Right", "Right"]), (sibling, [])):
+            shell_reset(p)
+            for n, move in enumerate(moves, start=1):
+                p.click(f"{SHELL} .oe-act:has-text('{move}')")
+                wait_steps(p, SHELL, n)
+        for held in helds:
+            held.release()
+        for p, steps, at in ((page, 1, [1, 0]), (other, 2, [0, 2]), (sibling, 0, [0, 0])):
+            wait_steps(p, GRADIO, steps)
+            assert p.evaluate(AGENT_AT, GRADIO) == at
+        assert web_sessions(grid_server) == 3
+    finally:
+        other.context.close()
+        sibling.close()
+    clean(page)
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    """The catalog with a Board env and a Frame env, one session each at most."""
+    envs = tmp_path_factory.mktemp("shell_catalog") / "envs"
+    envs.mkdir()
+    for package in ("grid_world_env", "wildfire_env"):
+        (envs / package).symlink_to(ROOT / "envs" / package, target_is_directory=True)
+    env = {"OPENENV_ENVS_DIR": str(envs), "MAX_CONCURRENT_ENVS": "1"}
+    with serve("app:app", env=env, timeout=240) as url:
+        yield url
+
+
+def test_a_frame_env_in_the_catalog_plays_in_the_shell(page, catalog):
+    base = catalog + "/envs/wildfire"
+    held = open_held(page, base + "/web/")
+    shell_reset(page)
+    assert page.locator(f"{SHELL} img.oe-frame").count() == 1
+    page.keyboard.press(" ")  # the Wait action's key
+    wait_steps(page, SHELL, 1)
+    held.release()
+    wait_steps(page, GRADIO, 1)
+    assert page.locator(f"{GRADIO} img.oe-frame").count() == 1
+    assert '"wait"' in page.inner_text(f"{GRADIO} .oe-log tbody")
+    clean(page)
+
+
+def test_a_full_server_says_so_and_a_closed_shell_tab_frees_its_session(page, browser, catalog):
+    base = catalog + "/envs/grid_world"
+    wait_sessions(base, 0)
+    open_held(page, base + "/web/")
+    shell_reset(page)
+    assert web_sessions(base) == 1
+    second = browser.new_context().new_page()
+    try:
+        open_held(second, base + "/web/")
+        second.click(f"{SHELL} .oe-shell-reset")
+        message = second.locator(f"{SHELL} .oe-shell-msg.oe-error")
+        message.wait_for()
+        assert "server is full" in message.inner_text()
+        assert second.locator(f"{SHELL} .oe-act").count() == 0
+        # The tab leaves before Gradio loaded (Playwright's close() skips unload events, so
+        # navigate away: pagehide fires as it does when a visitor closes the tab).
+        page.goto("about:blank")
+        wait_sessions(base, 0)
+        shell_reset(second)
+        assert web_sessions(base) == 1
+        second.goto("about:blank")
+        wait_sessions(base, 0)
+    finally:
+        second.context.close()

@@ -1,0 +1,123 @@
+"""The fast shell without a browser: the page Gradio serves carries it, its JSON routes drive
+sessions through the playground's controller, and Gradio adopts only a tab nobody else owns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from grid_world_env.server.environment import GridWorldEnvironment
+
+from openenv.server import create_app
+from web.shell import SHELL_ID, insert_after_body_tag
+from web.shell_routes import GONE, LOCKED, adopt
+
+
+@pytest.fixture(scope="module")
+def small() -> Iterator[TestClient]:
+    """A grid world server with room for two sessions."""
+    app = create_app(GridWorldEnvironment, max_concurrent_envs=2)
+    with TestClient(app) as client:
+        yield client
+
+
+def web_sessions(client: TestClient) -> int:
+    return client.get("/web/sessions").json()["by_kind"].get("web", 0)
+
+
+def controller(client: TestClient):
+    return client.app.state.openenv.web["controller"]
+
+
+def test_the_page_carries_the_shell_right_after_body(small):
+    page = small.get("/web/").text
+    body = page.index("<body")
+    assert page.index(f'<div id="{SHELL_ID}">') == page.index(">", body) + 1
+    assert page.count(f'id="{SHELL_ID}"') == 1
+    shell = page[body : page.index("<gradio-app")]
+    assert "↺ Reset</button>" in shell and "disabled>↺ Reset" not in shell
+    assert "Grid World" in shell  # the env's header
+    assert "http://" not in shell and "https://" not in shell  # nothing fetched from outside
+
+
+def test_insert_after_body_tag_leaves_a_page_without_body_alone():
+    assert insert_after_body_tag(b"<p>x</p>", b"<i>") == b"<p>x</p>"
+    assert insert_after_body_tag(b'<body class="a">x', b"<i>") == b'<body class="a"><i>x'
+
+
+def test_open_act_reset_close_drive_one_counted_session(small):
+    opened = small.post("/web/shell/open", json={}).json()
+    assert opened["ok"] and 'data-steps="0"' in opened["html"]
+    key = opened["tab"]
+    assert web_sessions(small) == 1
+    moved = small.post("/web/shell/act", json={"tab": key, "index": 1}).json()  # Down
+    assert moved["ok"] and 'data-steps="1"' in moved["html"] and not moved["done"]
+    again = small.post("/web/shell/reset", json={"tab": key}).json()
+    assert again["ok"] and 'data-steps="0"' in again["html"] and "tab" not in again
+    assert web_sessions(small) == 1
+    assert small.post("/web/shell/close", content=f'{{"tab": "{key}"}}').status_code == 204
+    assert web_sessions(small) == 0
+    gone = small.post("/web/shell/act", json={"tab": key, "index": 0}).json()
+    assert gone == {"ok": False, "error": GONE}
+    reopened = small.post("/web/shell/reset", json={"tab": key}).json()
+    assert reopened["ok"] and reopened["tab"] != key  # a closed tab opens afresh
+    small.post("/web/shell/close", json={"tab": reopened["tab"]})
+
+
+def test_a_full_server_refuses_with_a_clear_message_and_keeps_no_tab(small):
+    keys = [small.post("/web/shell/open", json={}).json()["tab"] for _ in range(2)]
+    tabs = len(controller(small).tabs)
+    full = small.post("/web/shell/open", json={}).json()
+    assert not full["ok"] and "server is full" in full["error"]
+    assert "tab" not in full and len(controller(small).tabs) == tabs
+    for key in keys:
+        small.post("/web/shell/close", json={"tab": key})
+    assert web_sessions(small) == 0
+
+
+def test_an_illegal_button_index_changes_nothing(small):
+    key = small.post("/web/shell/open", json={}).json()["tab"]
+    refused = small.post("/web/shell/act", json={"tab": key, "index": 99}).json()
+    assert not refused["ok"] and "no longer available" in refused["error"]
+    assert 'data-steps="0"' in refused["html"]
+    small.post("/web/shell/close", json={"tab": key})
+
+
+def test_malformed_requests_say_what_to_send(small):
+    bad = small.post("/web/shell/act", content=b"{not json")
+    assert bad.status_code == 400 and '{"tab": "<key>"}' in bad.json()["detail"]
+    assert small.post("/web/shell/act", json=[1, 2]).status_code == 400
+
+
+def test_gradio_adopts_a_live_shell_tab_once(small):
+    ctl = controller(small)
+    key = small.post("/web/shell/open", json={}).json()["tab"]
+    tab = adopt(ctl, key, "page-a")
+    assert tab is not None and ctl.tabs.by_hash("page-a") is tab
+    assert adopt(ctl, key, "page-a") is tab  # the same page asking again
+    assert adopt(ctl, key, "page-b") is None  # another page cannot take it over
+    assert adopt(ctl, "no-such-key", "page-c") is None
+    # once adopted, the shell routes no longer drive it (the Gradio page owns it)
+    assert small.post("/web/shell/act", json={"tab": key, "index": 0}).json()["ok"] is False
+    small.post("/web/shell/close", json={"tab": key})
+    assert web_sessions(small) == 1  # close is for shell-only tabs; Gradio's unload frees it
+
+
+def test_a_closed_shell_tab_is_not_adopted(small):
+    ctl = controller(small)
+    key = small.post("/web/shell/open", json={}).json()["tab"]
+    small.post("/web/shell/close", json={"tab": key})
+    assert adopt(ctl, key, "page-d") is None
+
+
+def test_a_locked_server_shows_no_working_shell_reset():
+    app = create_app(GridWorldEnvironment, api_token="s3cret")
+    with TestClient(app) as client:
+        page = client.get("/web/").text
+        shell = page[page.index(f'<div id="{SHELL_ID}">') : page.index("<gradio-app")]
+        assert "disabled>↺ Reset</button>" in shell
+        assert "token form appears" in shell
+        refused = client.post("/web/shell/open", json={}).json()
+        assert refused == {"ok": False, "error": LOCKED}
+        assert client.get("/web/sessions").json()["active"] == 0

@@ -1,0 +1,104 @@
+"""The fast shell: the playground usable before Gradio's JavaScript bundle arrives.
+
+Gradio's page is an empty ``<gradio-app>`` until its bundle has loaded, parsed and asked the
+server for its first state (about a second on a small machine). Its ``head=`` markup cannot help:
+it travels in the page config and is inserted by that same bundle. So ``mount_shell`` rewrites
+the HTML Gradio serves at ``{path}/``: right after ``<body>`` comes a small self-contained shell
+(inline HTML, CSS and script, no request of its own) with the header, a real Reset button and
+the stage (web/stage.py), laid over the page Gradio is still building.
+
+Its Reset and action buttons call the JSON routes of :mod:`web.shell_routes` through the same
+:class:`~web.controller.Controller` as the Gradio page. The tab key lives in ``sessionStorage``
+(one per browser tab); Gradio's load event hands it to ``on_load``, which adopts that tab (see
+:func:`web.shell_routes.adopt`), and the shell steps aside once Gradio's stage is drawn. On a
+server with an API token the shell's Reset stays disabled: the token form comes with Gradio.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.routing import get_route_path
+
+from openenv.server.context import ServerContext
+from web.assets import asset
+from web.blocks import header_html
+from web.stage import stage_html
+from web.tabs import WebTab
+
+SHELL_ID = "oe-shell"
+LOCKED_NOTE = "This server is protected: its token form appears as the page finishes loading."
+
+
+def shell_html(ctx: ServerContext) -> str:
+    """The shell's markup, styles and script, for the top of the page's ``<body>``."""
+    locked = ctx.token is not None
+    empty = WebTab(key="", session_hash=None, authorized=not locked)
+    note = html.escape(LOCKED_NOTE) if locked else ""
+    return (
+        f'<div id="{SHELL_ID}"><style>{asset("playground.css")}{asset("shell.css")}</style>'
+        f'<div class="oe-shell-wrap"><div class="oe-shell-head">{header_html(ctx)}</div>'
+        '<div class="oe-shell-row"><div class="oe-shell-controls">'
+        '<p class="oe-panel-title">Episode</p>'
+        '<div class="oe-shell-seed" aria-hidden="true">seed<span></span></div>'
+        f'<button type="button" class="oe-shell-reset"{" disabled" if locked else ""}>'
+        "↺ Reset</button>"
+        f'<div class="oe-shell-msg" role="status">{note}</div></div>'
+        f'<div class="oe-shell-stage">{stage_html(empty)}</div></div></div>'
+        f"<script>{asset('shell.js')}</script></div>"
+    )
+
+
+def mount_shell(app: FastAPI, path: str, markup: str) -> None:
+    """Insert ``markup`` into the page the Gradio app mounted at ``path`` serves."""
+    for route in app.router.routes:
+        if getattr(route, "path", None) == path and hasattr(route, "app"):
+            route.app = _ShellInjector(route.app, markup.encode("utf-8"))
+
+
+class _ShellInjector:
+    """ASGI wrapper of the Gradio app: adds the shell after ``<body ...>`` in its index page."""
+
+    def __init__(self, app: Any, markup: bytes) -> None:
+        self.app, self.markup = app, markup
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET" or get_route_path(scope) != "/":
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        body: list[bytes] = []
+
+        async def buffer(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                body.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    await self._send_page(start, b"".join(body), send)
+            else:
+                await send(message)
+
+        await self.app(scope, receive, buffer)
+
+    async def _send_page(self, start: dict, page: bytes, send: Callable) -> None:
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        is_html = any(k.lower() == b"content-type" and b"text/html" in v for k, v in headers)
+        encoded = any(k.lower() == b"content-encoding" for k, _ in headers)
+        if start.get("status") == 200 and is_html and not encoded:
+            page = insert_after_body_tag(page, self.markup)
+        headers.append((b"content-length", str(len(page)).encode()))
+        await send({**start, "headers": headers})
+        await send({"type": "http.response.body", "body": page})
+
+
+def insert_after_body_tag(page: bytes, markup: bytes) -> bytes:
+    """``page`` with ``markup`` right after its ``<body ...>`` tag (unchanged without one)."""
+    tag = page.find(b"<body")
+    end = page.find(b">", tag) if tag >= 0 else -1
+    if end < 0:
+        return page
+    return page[: end + 1] + markup + page[end + 1 :]
