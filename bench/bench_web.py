@@ -6,7 +6,9 @@ Both servers run on loopback in the same run, driven by the same headless Chromi
 (/usr/bin/chromium) through Playwright. Figures printed:
 
 - page load to a usable Reset button (navigation start → a visible, enabled "Reset" button),
-  median over fresh browser contexts; target: ours ≤ 0.7 × the reference;
+  median over fresh browser contexts; target: ours ≤ 0.7 × the reference. Ours is the fast
+  shell's Reset (web/shell.py), which works before Gradio's bundle arrives; the time until the
+  whole Gradio page is in place is printed too;
 - click to updated board (an action button / the reference's "Legal actions" choice → the
   drawing changed in the DOM), median; target: ours ≤ the reference;
 - autoplay of a 210×160 Frame environment: frames drawn per second in the browser (counted
@@ -239,13 +241,22 @@ COUNT_FRAMES = """async (seconds) => {
 }"""
 
 
-def load_times(browser, url: str, runs: int) -> list[float]:
+# Ours only: the whole Gradio page in place (its stage drawn, the fast shell stepped aside).
+GRADIO_READY = """() => document.querySelector('#oe-stage .oe-stage[data-tab]') &&
+  !document.getElementById('oe-shell') ? performance.now() : null"""
+
+
+def load_times(browser, url: str, runs: int, full: list[float] | None = None) -> list[float]:
+    """Navigation start → a usable Reset, per fresh context; with ``full``, also appends the
+    time until the whole Gradio page is in place."""
     times = []
     for _ in range(runs):
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         page.goto(url + "/web/", wait_until="commit")
         times.append(page.wait_for_function(RESET_READY, timeout=60_000).json_value())
+        if full is not None:
+            full.append(page.wait_for_function(GRADIO_READY, timeout=60_000).json_value())
         context.close()
     return times
 
@@ -298,7 +309,8 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         load_times(browser, ours, 1)  # warm both servers (first render, imports)
         load_times(browser, reference, 1)
-        ours_load = load_times(browser, ours, args.runs)
+        ours_full: list[float] = []
+        ours_load = load_times(browser, ours, args.runs, ours_full)
         ref_load = load_times(browser, reference, args.runs)
         ours_click = click_times(browser, ours, args.clicks, OURS)
         ref_click = click_times(browser, reference, args.clicks, REFERENCE)
@@ -306,6 +318,11 @@ def main() -> None:
         browser.close()
 
     report("page load → usable Reset (ms)", ours_load, ref_load, target=0.7)
+    median, low, high = statistics.median(ours_full), min(ours_full), max(ours_full)
+    print(
+        f"  ours, whole Gradio page in place (shell stepped aside): median {median:.0f} ms "
+        f"(min {low:.0f}, max {high:.0f})"
+    )
     report("click → updated board (ms)", ours_click, ref_click, target=1.0)
     print(f"autoplay, 210×160 Frame env: {fps:.1f} frames/s in the browser (target ≥ 20)")
 

@@ -19,6 +19,7 @@ AGENT_AT = """(root) => {
   return i < 0 ? null : [Math.floor(i / 5), i % 5];
 }"""
 SHELL, GRADIO = "#oe-shell", "#oe-stage"
+CAPACITY = 3
 
 
 class HeldBundle:
@@ -72,9 +73,29 @@ def clean(page) -> None:
     assert page.external_requests == []
 
 
-def test_the_shell_plays_before_gradio_and_gradio_carries_the_episode_on(page, grid_server):
-    wait_sessions(grid_server, 0)
-    held = open_held(page, grid_server + "/web/")
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    """The catalog (app.py) with a Board env and a Frame env, three sessions each at most: the
+    playgrounds live under /envs/<name>/web/."""
+    envs = tmp_path_factory.mktemp("shell_catalog") / "envs"
+    envs.mkdir()
+    for package in ("grid_world_env", "wildfire_env"):
+        (envs / package).symlink_to(ROOT / "envs" / package, target_is_directory=True)
+    env = {"OPENENV_ENVS_DIR": str(envs), "MAX_CONCURRENT_ENVS": str(CAPACITY)}
+    with serve("app:app", env=env, timeout=240) as url:
+        yield url
+
+
+@pytest.fixture
+def grid(catalog) -> str:
+    """The grid world's base URL in the catalog, with no playground session left open."""
+    base = catalog + "/envs/grid_world"
+    wait_sessions(base, 0)
+    return base
+
+
+def test_the_shell_plays_before_gradio_and_gradio_carries_the_episode_on(page, grid):
+    held = open_held(page, grid + "/web/")
     shell_reset(page)
     assert page.evaluate(AGENT_AT, SHELL) == [0, 0]
     page.click(f"{SHELL} .oe-act:has-text('Down')")
@@ -83,7 +104,7 @@ def test_the_shell_plays_before_gradio_and_gradio_carries_the_episode_on(page, g
     wait_steps(page, SHELL, 2)
     assert page.evaluate(AGENT_AT, SHELL) == [1, 1]
     assert page.locator(GRADIO).count() == 0  # all of that without Gradio
-    assert web_sessions(grid_server) == 1
+    assert web_sessions(grid) == 1
 
     held.release()
     wait_steps(page, GRADIO, 2)
@@ -94,42 +115,34 @@ def test_the_shell_plays_before_gradio_and_gradio_carries_the_episode_on(page, g
     assert page.evaluate(AGENT_AT, GRADIO) == [2, 1]
     assert page.locator(f"{GRADIO} .oe-log tbody tr").count() == 3  # the shell's steps included
     assert page.inner_text(f"{GRADIO} .oe-return") == "-0.3"
-    assert web_sessions(grid_server) == 1  # adopted, not a second session
+    assert web_sessions(grid) == 1  # adopted, not a second session
     clean(page)
 
 
-def test_browser_tabs_get_separate_shell_episodes(page, browser, grid_server):
+def test_browser_tabs_get_separate_shell_episodes(page, browser, grid):
     other = browser.new_context().new_page()  # another visitor
     sibling = page.context.new_page()  # a second tab of the same browser (same cookies)
     try:
-        helds = [open_held(p, grid_server + "/web/") for p in (page, other, sibling)]
+        held = {p: open_held(p, grid + "/web/") for p in (page, other, sibling)}
         for p, moves in ((page, ["Down"]), (other, ["Right", "Right"]), (sibling, [])):
             shell_reset(p)
             for n, move in enumerate(moves, start=1):
                 p.click(f"{SHELL} .oe-act:has-text('{move}')")
                 wait_steps(p, SHELL, n)
-        for held in helds:
-            held.release()
-        for p, steps, at in ((page, 1, [1, 0]), (other, 2, [0, 2]), (sibling, 0, [0, 0])):
+        assert other.evaluate(AGENT_AT, SHELL) == [0, 2]
+        assert web_sessions(grid) == 3
+        # Each tab of one browser hands Gradio its own episode (sessionStorage, not a cookie).
+        held[page].release()
+        held[sibling].release()
+        for p, steps, at in ((page, 1, [1, 0]), (sibling, 0, [0, 0])):
             wait_steps(p, GRADIO, steps)
             assert p.evaluate(AGENT_AT, GRADIO) == at
-        assert web_sessions(grid_server) == 3
+        assert web_sessions(grid) == 3
     finally:
+        other.goto("about:blank")  # frees its shell-only session
         other.context.close()
         sibling.close()
     clean(page)
-
-
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory):
-    """The catalog with a Board env and a Frame env, one session each at most."""
-    envs = tmp_path_factory.mktemp("shell_catalog") / "envs"
-    envs.mkdir()
-    for package in ("grid_world_env", "wildfire_env"):
-        (envs / package).symlink_to(ROOT / "envs" / package, target_is_directory=True)
-    env = {"OPENENV_ENVS_DIR": str(envs), "MAX_CONCURRENT_ENVS": "1"}
-    with serve("app:app", env=env, timeout=240) as url:
-        yield url
 
 
 def test_a_frame_env_in_the_catalog_plays_in_the_shell(page, catalog):
@@ -146,15 +159,14 @@ def test_a_frame_env_in_the_catalog_plays_in_the_shell(page, catalog):
     clean(page)
 
 
-def test_a_full_server_says_so_and_a_closed_shell_tab_frees_its_session(page, browser, catalog):
-    base = catalog + "/envs/grid_world"
-    wait_sessions(base, 0)
-    open_held(page, base + "/web/")
+def test_a_full_server_says_so_and_a_closed_shell_tab_frees_its_session(page, browser, grid):
+    open_held(page, grid + "/web/")
     shell_reset(page)
-    assert web_sessions(base) == 1
+    assert web_sessions(grid) == 1
+    others = [httpx.post(grid + "/web/shell/open", json={}).json()["tab"] for _ in range(2)]
     second = browser.new_context().new_page()
     try:
-        open_held(second, base + "/web/")
+        open_held(second, grid + "/web/")
         second.click(f"{SHELL} .oe-shell-reset")
         message = second.locator(f"{SHELL} .oe-shell-msg.oe-error")
         message.wait_for()
@@ -163,10 +175,13 @@ def test_a_full_server_says_so_and_a_closed_shell_tab_frees_its_session(page, br
         # The tab leaves before Gradio loaded (Playwright's close() skips unload events, so
         # navigate away: pagehide fires as it does when a visitor closes the tab).
         page.goto("about:blank")
-        wait_sessions(base, 0)
+        wait_sessions(grid, CAPACITY - 1)
         shell_reset(second)
-        assert web_sessions(base) == 1
+        assert web_sessions(grid) == CAPACITY
         second.goto("about:blank")
-        wait_sessions(base, 0)
+        wait_sessions(grid, CAPACITY - 1)
     finally:
         second.context.close()
+        for key in others:
+            httpx.post(grid + "/web/shell/close", json={"tab": key})
+    assert web_sessions(grid) == 0
