@@ -6,8 +6,9 @@ Rewards (each step's reward broken into its rubric components, a stacked chart, 
 through the recorded episode, an exported JSONL loaded back, two runs compared), State, Last
 response, Python, README, and an environment's own tab (``gradio_builder``).
 
-Each browser tab opens its own session through the server's session manager and closes it when
-the tab goes away (Gradio's unload event) or when the manager reaps it as idle. The board and
+Each browser tab opens its own session through the server's session manager (or adopts the one
+the fast shell of web/shell.py opened before Gradio loaded) and closes it when the tab goes away
+(Gradio's unload event) or when the manager reaps it as idle. The board and
 its buttons take a fast path (``server_functions`` of the stage, a direct HTTP call per click);
 reset, the action form and the side panels go through Gradio events.
 """
