@@ -100,6 +100,13 @@
     if (key && drawn.dataset.tab !== key) {
       navigator.sendBeacon(new URL("shell/close", base), JSON.stringify({ tab: key }));
     }
+    // Where Gradio's layout puts the stage elsewhere (narrow windows stack the forms above
+    // it), scroll so that the board being played stays where it was.
+    const mine = stage.querySelector(".oe-stage");
+    if (key && mine) {
+      const shift = drawn.getBoundingClientRect().top - mine.getBoundingClientRect().top;
+      if (Math.abs(shift) > 1) scrollBy(0, shift);
+    }
     remember("");
     shell.remove();
     document.documentElement.classList.remove("oe-shell-on");
