@@ -84,6 +84,9 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         if found is None:
             found = _find_models(cls)
             cls._openenv_models = found
+            # pydantic caches StepResult[Obs] weakly: without this reference the class is
+            # rebuilt after garbage collections in the middle of a run.
+            cls._openenv_result_type = StepResult[found[1] or Observation]
         return found
 
     def _step_payload(self, action: Any) -> dict[str, Any]:
