@@ -120,3 +120,13 @@ def test_results_are_drawn_as_text_or_indented_json_and_failures_say_why() -> No
     }
     drawn = result_html(failed)
     assert "failed (invalid_args)" in drawn and "x &lt;missing&gt;" in drawn
+
+
+@pytest.mark.browser
+def test_a_tool_env_opens_on_its_tools_tab_without_any_wiring(page, tools_url: str) -> None:
+    # tool_apps.py calls create_app(Geometry) with no gradio_builder: the tab comes by itself
+    page.goto(tools_url + "/web/")
+    page.wait_for_selector("#oe-tool-picker", state="visible")
+    assert page.get_by_role("tab", name="Tools").get_attribute("aria-selected") == "true"
+    assert page.get_by_role("tab", name="Tools").count() == 1
+    clean(page)

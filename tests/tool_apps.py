@@ -38,10 +38,4 @@ class Geometry(MCPEnvironment):
         return " ".join([text.upper()] * times)
 
 
-def playground_tab(api: Any) -> None:
-    from web.tools_panel import tools_tab
-
-    tools_tab(api)
-
-
-app = create_app(Geometry, gradio_builder=playground_tab, custom_tab_name="Tools")
+app = create_app(Geometry)

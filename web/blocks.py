@@ -2,7 +2,8 @@
 
 ``build_blocks(controller, path)`` lays out the page: the header, the reset panel, the action
 form and autoplay on the left, the stage (web/stage.py) on the right, and the tabs below it:
-Rewards (each step's reward broken into its rubric components, a stacked chart, time travel
+Tools for a tool (MCP) environment (a form per tool, built from its
+schema), Rewards (each step's reward broken into its rubric components, a stacked chart, time travel
 through the recorded episode, an exported JSONL loaded back, two runs compared), State, Last
 response, Python, README, and an environment's own tab (``gradio_builder``).
 
@@ -24,6 +25,7 @@ from typing import Any
 import gradio as gr
 from gradio import route_utils
 
+from openenv.core.mcp import is_mcp_environment
 from openenv.server.context import ServerContext
 from web import forms, reward_panel
 from web.assets import asset
@@ -33,6 +35,7 @@ from web.shell_routes import HANDOFF_JS, adopt
 from web.snippet import client_names, python_snippet
 from web.stage import code_block, json_block, quick_update, stage_html
 from web.tabs import WebTab
+from web.tools_panel import tools_tab
 
 MAX_RADIO_CHOICES = 8
 
@@ -57,7 +60,11 @@ def build_blocks(
                 page.autoplay_panel()
             with gr.Column(scale=4, min_width=520):
                 page.stage_component()
-        with gr.Tabs(elem_id="oe-tabs"):
+        tools = is_mcp_environment(ctx.env_cls)
+        with gr.Tabs(elem_id="oe-tabs", selected="tools" if tools else "rewards"):
+            if tools:  # a tool env's own controls: a form per tool, built from its schema
+                with gr.Tab("Tools", id="tools"):
+                    tools_tab(PlaygroundAPI(ctx, controller, page.stage))
             with gr.Tab("Rewards", id="rewards"):
                 reward_panel.build(controller, page.stage)
             with gr.Tab("State", id="state"):

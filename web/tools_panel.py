@@ -7,14 +7,16 @@ their kind and message). ``code_tab(api)``: a Python editor with a Run button an
 (stdout, stderr, exit code) below it. Both act through ``api.step``, so every call is a step of
 the visitor's episode: it shows in the episode log with its reward.
 
-Wire them from an environment's server app (Gradio is imported only when the page is built)::
+Every tool environment (an ``MCPEnvironment``) gets the Tools tab without asking: the page
+selects it first (web/blocks.py). ``code_tab`` is wired from a server app (Gradio is imported
+only when the page is built)::
 
     def playground_tab(api):
-        from web.tools_panel import tools_tab
+        from web.tools_panel import code_tab
 
-        tools_tab(api)
+        code_tab(api)
 
-    app = create_app(MyToolEnvironment, gradio_builder=playground_tab, custom_tab_name="Tools")
+    app = create_app(MyCodeEnvironment, gradio_builder=playground_tab, custom_tab_name="Code")
 """
 
 from __future__ import annotations
