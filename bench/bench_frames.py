@@ -11,6 +11,10 @@ Prints figures; asserts nothing. Reproduce with::
    raw ``ale-py`` in this process, ``AtariEnvironment.step`` in this process, and the typed
    ``AtariEnv`` client over ``/ws`` to a uvicorn server (one session), per encoding. The ratio
    to the raw rate measured in the same run is the figure the issue asks for (target ≥ 0.5).
+   A second line gives CPU time per step (this process, and the server read from ``/proc``):
+   on a busy machine wall-clock rates swing, CPU per step much less; a request and its answer
+   alternate between client and server, so on an idle machine a /ws step takes about
+   client + server CPU plus the loopback wake-ups.
 3. Browser: the playground autoplaying Pong and CartPole in headless Chromium; frames/s are
    counted from the playground's frame image changing (see ``browser_fps``).
 """
@@ -116,57 +120,98 @@ class LocalEnv:
             self.env.reset(frame_encoding=self.encoding)
 
 
-def sync_rate(step, seconds: float) -> float:
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+def children_cpu_s() -> float:
+    """CPU seconds (user + system) used so far by this process's children: the server.
+
+    Read from ``/proc`` (Linux); ``nan`` elsewhere.
+    """
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    try:
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            for pid in (task / "children").read_text().split():
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+    except OSError:
+        return float("nan")
+    return total
+
+
+class Window:
+    """Steps, wall time and CPU time (this process, the server) of one measuring window."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.wall, self.cpu, self.server = time.perf_counter(), time.process_time(), 0.0
+        self._server0 = children_cpu_s()
+
+    def close(self) -> Window:
+        self.wall = time.perf_counter() - self.wall
+        self.cpu = time.process_time() - self.cpu
+        self.server = children_cpu_s() - self._server0
+        return self
+
+    @property
+    def rate(self) -> float:
+        return self.steps / self.wall
+
+
+def sync_window(step, seconds: float) -> Window:
+    window = Window()
+    while time.perf_counter() - window.wall < seconds:
         step()
-        steps += 1
-    return steps / (time.perf_counter() - start)
+        window.steps += 1
+    return window.close()
 
 
-async def ws_rate(client, seconds: float, encoding: str, rng: random.Random) -> float:
+async def ws_window(client, seconds: float, encoding: str, rng: random.Random) -> Window:
     """Typed async client over /ws, decoding every frame as a real client would."""
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    window = Window()
+    while time.perf_counter() - window.wall < seconds:
         result = await client.step(AtariAction(action_id=rng.randrange(6)))
         result.observation.screen_array()
         if result.done:
             await client.reset(frame_encoding=encoding)
-        steps += 1
-    return steps / (time.perf_counter() - start)
+        window.steps += 1
+    return window.close()
 
 
 async def compare(url: str, encoding: str, windows: int, seconds: float) -> dict[str, list]:
     """Alternate short windows of raw ale-py, env.step and /ws so they share the same load."""
     raw, local = RawAle(), LocalEnv(encoding)
-    rates: dict[str, list] = {"raw": [], "env": [], "ws": [], "bytes": []}
+    runs: dict[str, list] = {"raw": [], "env": [], "ws": [], "bytes": []}
     rng = random.Random(SEED)
     async with AtariEnv(base_url=url) as client:
         first = await client.reset(seed=SEED, frame_encoding=encoding)
-        rates["bytes"].append(len(first.observation.model_dump_json()))
+        runs["bytes"].append(len(first.observation.model_dump_json()))
         for _ in range(windows):
-            rates["raw"].append(sync_rate(raw.step, seconds))
-            rates["env"].append(sync_rate(local.step, seconds))
-            rates["ws"].append(await ws_rate(client, seconds, encoding, rng))
-    return rates
+            runs["raw"].append(sync_window(raw.step, seconds))
+            runs["env"].append(sync_window(local.step, seconds))
+            runs["ws"].append(await ws_window(client, seconds, encoding, rng))
+    return runs
 
 
-async def grid_rate(url: str, windows: int, seconds: float) -> float:
-    """The framework alone: grid world steps over /ws with its typed client (best window)."""
+def cpu_us(windows: list[Window], attr: str) -> float:
+    """CPU microseconds per step over all windows (robust to other load, unlike wall time)."""
+    return sum(getattr(w, attr) for w in windows) / sum(w.steps for w in windows) * 1e6
+
+
+async def grid_windows(url: str, windows: int, seconds: float) -> list[Window]:
+    """The framework alone: grid world steps over /ws with its typed client."""
     from grid_world_env import GridWorldAction, GridWorldEnv
 
-    best = 0.0
+    runs = []
     async with GridWorldEnv(base_url=url) as client:
         await client.reset(seed=SEED)
         for _ in range(windows):
-            steps, start = 0, time.perf_counter()
-            while time.perf_counter() - start < seconds:
-                result = await client.step(GridWorldAction(action="RIGHT" if steps % 2 else "LEFT"))
-                steps += 1
+            window = Window()
+            while time.perf_counter() - window.wall < seconds:
+                action = GridWorldAction(action="RIGHT" if window.steps % 2 else "LEFT")
+                result = await client.step(action)
+                window.steps += 1
                 if result.done:
                     await client.reset()
-            best = max(best, steps / (time.perf_counter() - start))
-    return best
+            runs.append(window.close())
+    return runs
 
 
 def bench_steps(quick: bool) -> None:
@@ -180,16 +225,29 @@ def bench_steps(quick: bool) -> None:
         for encoding in ENCODINGS:
             n = max(2, windows // 4) if encoding == "list" else windows
             r = asyncio.run(compare(url, encoding, n, seconds))
-            raw, local, wire = max(r["raw"]), max(r["env"]), max(r["ws"])
-            pairs = statistics.median(w / a for w, a in zip(r["ws"], r["raw"], strict=True))
+            raw, local, wire = (max(w.rate for w in r[k]) for k in ("raw", "env", "ws"))
+            pairs = statistics.median(
+                w.rate / a.rate for w, a in zip(r["ws"], r["raw"], strict=True)
+            )
             print(
                 f"{encoding:>5}: raw ale-py {raw:6.0f}/s | env.step {local:6.0f}/s | "
                 f"/ws typed client {wire:6.0f}/s = {wire / raw:.2f}x raw "
                 f"(median window ratio {pairs:.2f}; {r['bytes'][0]:,} B/observation)"
             )
+            raw_cpu, env_cpu = cpu_us(r["raw"], "cpu"), cpu_us(r["env"], "cpu")
+            client_cpu, server_cpu = cpu_us(r["ws"], "cpu"), cpu_us(r["ws"], "server")
+            print(
+                f"{'':>5}  CPU per step: raw {raw_cpu:.0f} us | env.step {env_cpu:.0f} us | "
+                f"/ws client {client_cpu:.0f} + server {server_cpu:.0f} us "
+                f"(raw / (client + server) = {raw_cpu / (client_cpu + server_cpu):.2f})"
+            )
     with serve("grid_world_env.server.app:app", env=plain, timeout=300) as url:
-        grid = asyncio.run(grid_rate(url, windows, seconds))
-    print(f"framework floor: grid world over /ws, typed client {grid:6.0f}/s")
+        grid = asyncio.run(grid_windows(url, windows, seconds))
+    client_cpu, server_cpu = cpu_us(grid, "cpu"), cpu_us(grid, "server")
+    print(
+        f"framework floor: grid world over /ws, typed client {max(w.rate for w in grid):6.0f}/s"
+        f" | CPU per step: client {client_cpu:.0f} + server {server_cpu:.0f} us"
+    )
 
 
 PLAYGROUNDS = {
