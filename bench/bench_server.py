@@ -141,7 +141,9 @@ async def throughput(
 
 
 async def idle(server: Server, count: int) -> None:
-    await loadgen.churn(server.ws, 20, parallel=2)  # warm up imports and caches
+    # Warm up imports, caches and the shared worker pool (bounded: it does not grow with the
+    # number of sessions, so it must not count as what a session costs).
+    await loadgen.churn(server.ws, 200, parallel=8)
     await asyncio.sleep(0.5)
     rss0, threads0 = server.rss_kib(), server.threads()
     sockets, errors = await loadgen.open_idle(server.ws, count)

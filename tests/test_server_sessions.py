@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -232,6 +233,45 @@ async def test_fast_sync_steps_run_on_the_loop_and_slow_ones_in_a_worker() -> No
     for _ in range(6):  # more than it takes a fast session to go inline
         await manager.step(slow, ProbeAction(label="slow", sleep_s=0.03))
     assert threading.get_ident() not in CountingEnv.threads  # never on the event loop
+    await manager.shutdown()
+
+
+class SlowInWorkersEnv(ProbeEnvironment):
+    """Fast on the event loop, 3 ms in a worker: what a busy loop holding the GIL looks like."""
+
+    def step(self, action):
+        CountingEnv.threads.add(threading.get_ident())
+        if threading.current_thread() is not threading.main_thread():
+            time.sleep(0.003)
+        return super().step(action)
+
+
+async def test_a_pooled_session_that_is_fast_on_the_loop_comes_back_to_it() -> None:
+    CountingEnv.threads = set()
+    manager = SessionManager(SlowInWorkersEnv, idle_timeout_s=None)
+    session = await manager.open()
+    await manager.reset(session)
+    for _ in range(3):
+        await manager.step(session, ProbeAction(label="warm-up"))
+    assert threading.get_ident() not in CountingEnv.threads  # 3 ms readings: the pool
+    for _ in range(40):  # more than RETRY_FIRST pooled calls
+        await manager.step(session, ProbeAction(label="retry"))
+    CountingEnv.threads = set()
+    await manager.step(session, ProbeAction(label="back"))
+    assert CountingEnv.threads == {threading.get_ident()}
+    await manager.shutdown()
+
+
+async def test_one_slow_call_does_not_send_a_fast_session_to_the_pool() -> None:
+    manager = SessionManager(CountingEnv, idle_timeout_s=None)
+    session = await manager.open()
+    await manager.reset(session)
+    for _ in range(20):
+        await manager.step(session, ProbeAction(label="fast"))
+    await manager.step(session, ProbeAction(label="hiccup", sleep_s=0.03))
+    CountingEnv.threads = set()
+    await manager.step(session, ProbeAction(label="fast"))
+    assert CountingEnv.threads == {threading.get_ident()}
     await manager.shutdown()
 
 

@@ -22,7 +22,7 @@ from openenv.server.docs import serve_docs
 from openenv.server.manifest import load_manifest, package_root
 from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
 from openenv.server.sessions import SessionManager
-from openenv.server.ws import WsEndpoint, serve_directly
+from openenv.server.ws import DirectWsApp, WsEndpoint
 
 log = logging.getLogger("openenv.server")
 
@@ -109,7 +109,7 @@ def create_app(
             yield
         await manager.shutdown()
 
-    app = FastAPI(
+    app = DirectWsApp(
         title=title or f"{manifest.title} environment",
         lifespan=lifespan,
         docs_url=None,
@@ -125,7 +125,7 @@ def create_app(
         manager, action_cls, token=ctx.token, mcp_handler=mcp_handler, simulation=not production
     )
     app.router.add_websocket_route("/ws", ws)  # WsEndpoint is a plain ASGI app
-    serve_directly(app, "/ws", ws)
+    app.ws_endpoint = ws  # ...which /ws connections reach without the middleware and router
     if tools:
         tools.mount(app)
 

@@ -8,18 +8,39 @@ Outbound: ``{"type": "observation"|"state"|"error"|"mcp", "data": {...}}``, with
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import pydantic_core
 
 from openenv.core.errors import InvalidAction, InvalidJSON, OpenEnvError, UnknownMessageType
 
 MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp"})
 
-_encode = json.JSONEncoder(separators=(",", ":")).encode  # built once: replies are hot
+
+def _json_encoder() -> Callable[[Any], str]:
+    """Compact JSON, the same text as ``json.dumps(separators=(",", ":"))`` (ASCII escapes,
+    ``Infinity``/``NaN``; only exponents are spelt ``1e-7`` instead of ``1e-07``), written by
+    pydantic-core about 4x faster; the standard library where pydantic-core is too old."""
+    options = {"ensure_ascii": True, "inf_nan_mode": "constants"}
+    try:
+        pydantic_core.to_json(None, **options)
+    except TypeError:  # pydantic-core without these options
+        return json.JSONEncoder(separators=(",", ":")).encode
+    to_json = pydantic_core.to_json
+
+    def encode(obj: Any) -> str:
+        return to_json(obj, **options).decode()
+
+    return encode
 
 
-@dataclass(frozen=True)
-class Message:
+_encode = _json_encoder()  # replies are hot
+
+
+class Message(NamedTuple):
+    """One parsed inbound message (a tuple: ``kind, data, request_id = message``)."""
+
     type: str
     data: Any
     request_id: Any = None
@@ -30,13 +51,14 @@ def parse_message(raw: str | bytes | None) -> Message:
     if raw is None or isinstance(raw, bytes):
         raise InvalidJSON("binary frames are not supported: send JSON text frames")
     try:
-        obj = json.loads(raw)
-    except ValueError as exc:
+        # pydantic-core's parser: json.loads' results (NaN and Infinity included), 4x faster.
+        obj = pydantic_core.from_json(raw, cache_strings="keys")
+    except (ValueError, TypeError) as exc:
         raise InvalidJSON(f"message is not valid JSON: {exc}") from None
     if not isinstance(obj, dict):
         raise InvalidJSON(f"message must be a JSON object, got {_json_kind(obj)}")
     kind = obj.get("type")
-    if kind not in MESSAGE_TYPES:
+    if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
         known = ", ".join(sorted(MESSAGE_TYPES))
         raise UnknownMessageType(f"unknown message type {kind!r}; expected one of: {known}")
     data = obj.get("data")

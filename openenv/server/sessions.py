@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -30,6 +31,24 @@ log = logging.getLogger("openenv.server")
 CloseHook = Callable[[str], Awaitable[None] | None]
 
 
+# A sync env call this short costs less than the hop to a worker thread, so a session whose
+# calls average under the budget runs them on the event loop. The average moves slowly and an
+# inline reading counts for at most SPIKE_CAP budgets, so that a call the OS preempted does not
+# send a fast session away. SLOW_STRIKES inline calls longer than SLOW_LIMIT_S send it to the
+# worker pool for good (a strike expires after STRIKE_EXPIRY calls). Readings taken in the pool
+# include waiting for the GIL, which a busy event loop holds, so a pooled session that may be
+# fast (average under SLOW_LIMIT_S) retries one call inline every RETRY_FIRST pooled calls,
+# twice as rarely after each miss.
+INLINE_BUDGET_S = 0.001
+SLOW_LIMIT_S = 0.01
+SLOW_STRIKES = 3
+STRIKE_EXPIRY = 1000
+INLINE_AFTER = 3
+SPIKE_CAP = 4
+RETRY_FIRST = 32
+_WEIGHT = 0.1
+
+
 @dataclass(eq=False, slots=True)
 class Session:
     """One environment instance and its bookkeeping. Created only by :class:`SessionManager`."""
@@ -47,20 +66,11 @@ class Session:
     sync_avg_s: float = 0.0  # moving average of their duration
     inline: bool = False  # sync calls run on the event loop (they proved fast)
     slow_strikes: int = 0  # inline calls that took longer than SLOW_LIMIT_S
+    retry_in: int = RETRY_FIRST  # pooled calls until the next inline retry
+    retry_gap: int = 0  # pooled calls between inline retries (doubles after each miss)
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
-
-
-# A sync env call this short costs less than the hop to a worker thread, so a session whose
-# recent calls average under the budget (a moving average, so that one reading inflated by the
-# OS or the GIL does not count for much) runs them on the event loop. SLOW_STRIKES inline calls
-# longer than SLOW_LIMIT_S send the session back to the worker pool for good.
-INLINE_BUDGET_S = 0.001
-SLOW_LIMIT_S = 0.01
-SLOW_STRIKES = 3
-INLINE_AFTER = 3
-_WEIGHT = 0.25
 
 
 def _timed(fn: Callable[..., Any], args: tuple[Any, ...], took: list[float]) -> Any:
@@ -71,8 +81,20 @@ def _timed(fn: Callable[..., Any], args: tuple[Any, ...], took: list[float]) -> 
         took.append(time.perf_counter() - start)
 
 
-def _overrides(env: Environment, name: str) -> bool:
-    return getattr(type(env), name) is not getattr(Environment, name)
+@functools.cache
+def _overrides(cls: type[Environment], name: str) -> bool:
+    return getattr(cls, name) is not getattr(Environment, name)
+
+
+def _leave(session: Session) -> None:
+    session.busy -= 1
+    session.touch()
+
+
+def _failure(session: Session, exc: Exception) -> ExecutionError:
+    """What the caller gets when environment code raised: the error, named (and logged)."""
+    log.exception("environment raised in session %s", session.id)
+    return ExecutionError(f"{type(exc).__name__}: {exc}")
 
 
 def _read_state(env: Environment) -> State:
@@ -173,74 +195,122 @@ class SessionManager:
     # -- calls ----------------------------------------------------------------------------------
 
     async def reset(self, session: Session, **kwargs: Any) -> Observation:
-        async def run(env: Environment) -> Observation:
-            if _overrides(env, "reset_async"):
-                return await env.reset_async(**kwargs)
-            return await self._sync(session, lambda: env.reset(**kwargs))
-
-        return await self.run(session, run)
+        async with session.lock:
+            env = self._enter(session)
+            try:
+                if _overrides(type(env), "reset_async"):
+                    return await env.reset_async(**kwargs)
+                return await self._sync(session, functools.partial(env.reset, **kwargs))
+            except OpenEnvError:
+                raise
+            except Exception as exc:  # environment code failed: a clear error, session kept
+                raise _failure(session, exc) from exc
+            finally:
+                _leave(session)
 
     async def step(self, session: Session, action: Action) -> Observation:
-        async def run(env: Environment) -> Observation:
-            if _overrides(env, "step_async"):
-                return await env.step_async(action)
-            return await self._sync(session, env.step, action)
-
-        return await self.run(session, run)
+        # The hot path of every step: no closures, no extra coroutine, inline when proven fast.
+        async with session.lock:
+            env = self._enter(session)
+            try:
+                if _overrides(type(env), "step_async"):
+                    return await env.step_async(action)
+                return await self._sync(session, env.step, action)
+            except OpenEnvError:
+                raise
+            except Exception as exc:  # environment code failed: a clear error, session kept
+                raise _failure(session, exc) from exc
+            finally:
+                _leave(session)
 
     async def state(self, session: Session) -> State:
         return await self.call(session, _read_state)
 
     async def call(self, session: Session, fn: Callable[[Environment], Any]) -> Any:
         """Run a sync ``fn(env)`` (render, legal_actions, state…) without blocking the loop."""
-
-        async def run(env: Environment) -> Any:
-            return await self._sync(session, fn, env)
-
-        return await self.run(session, run)
+        async with session.lock:
+            env = self._enter(session)
+            try:
+                return await self._sync(session, fn, env)
+            except OpenEnvError:
+                raise
+            except Exception as exc:  # environment code failed: a clear error, session kept
+                raise _failure(session, exc) from exc
+            finally:
+                _leave(session)
 
     async def _sync(self, session: Session, fn: Callable[..., Any], *args: Any) -> Any:
         """Run sync env code inline when the session has proved fast, else in a worker."""
+        if session.inline or self._retry_due(session):
+            start = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                self._learn(session, time.perf_counter() - start, inline=True)
         took: list[float] = []
         try:
-            if session.inline:
-                return _timed(fn, args, took)
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(None, _timed, fn, args, took)
         finally:
             if took:
-                self._learn(session, took[0])
+                self._learn(session, took[0], inline=False)
 
-    def _learn(self, session: Session, took: float) -> None:
-        if session.inline and took > SLOW_LIMIT_S:
+    def _retry_due(self, session: Session) -> bool:
+        """Whether this pooled call should be tried inline (see RETRY_FIRST)."""
+        if (
+            self.inline_budget_s <= 0
+            or session.slow_strikes >= SLOW_STRIKES
+            or session.sync_calls < INLINE_AFTER
+            or session.sync_avg_s > SLOW_LIMIT_S
+        ):
+            return False
+        session.retry_in -= 1
+        return session.retry_in <= 0
+
+    def _learn(self, session: Session, took: float, *, inline: bool) -> None:
+        budget = self.inline_budget_s
+        if inline and took > SLOW_LIMIT_S:
             session.slow_strikes += 1
-        first = session.sync_calls == 0
+        elif session.slow_strikes and session.sync_calls % STRIKE_EXPIRY == 0:
+            session.slow_strikes -= 1  # a rare preempted call must not add up over hours
+        sample = min(took, SPIKE_CAP * budget) if inline else took
         session.sync_calls += 1
-        session.sync_avg_s = (
-            took if first else session.sync_avg_s + _WEIGHT * (took - session.sync_avg_s)
-        )
-        session.inline = (
-            session.slow_strikes < SLOW_STRIKES
-            and session.sync_calls >= INLINE_AFTER
-            and session.sync_avg_s <= self.inline_budget_s
-        )
+        weight = max(_WEIGHT, 1 / session.sync_calls)  # the plain mean of the first readings
+        avg = session.sync_avg_s = session.sync_avg_s + weight * (sample - session.sync_avg_s)
+        allowed = session.slow_strikes < SLOW_STRIKES and session.sync_calls >= INLINE_AFTER
+        if inline and not session.inline:  # a retry: one fast reading brings the session back
+            session.inline = allowed and took <= budget
+            if session.inline:
+                session.sync_avg_s, session.retry_gap = took, 0
+            else:
+                session.retry_gap = 2 * (session.retry_gap or RETRY_FIRST)
+            session.retry_in = session.retry_gap or RETRY_FIRST
+            return
+        was_inline, session.inline = session.inline, allowed and avg <= budget
+        if was_inline and not session.inline:
+            session.retry_in = session.retry_gap or RETRY_FIRST
 
     async def run(self, session: Session, fn: Callable[[Environment], Awaitable[Any]]) -> Any:
         """Run ``await fn(env)`` holding the session's lock; map env failures to wire errors."""
         async with session.lock:
-            if session.closed or session.env is None:
-                raise SessionNotFound("this session was closed (idle timeout or disconnect)")
-            session.busy += 1
+            env = self._enter(session)
             try:
-                return await fn(session.env)
+                return await fn(env)
             except OpenEnvError:
                 raise
             except Exception as exc:  # environment code failed: a clear error, session kept
-                log.exception("environment raised in session %s", session.id)
-                raise ExecutionError(f"{type(exc).__name__}: {exc}") from exc
+                raise _failure(session, exc) from exc
             finally:
-                session.busy -= 1
-                session.touch()
+                _leave(session)
+
+    @staticmethod
+    def _enter(session: Session) -> Environment:
+        """Start a call on ``session`` (its lock held): its env, or SessionNotFound if closed."""
+        env = session.env
+        if session.closed or env is None:
+            raise SessionNotFound("this session was closed (idle timeout or disconnect)")
+        session.busy += 1
+        return env
 
     # -- idle reaping ---------------------------------------------------------------------------
 

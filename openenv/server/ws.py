@@ -1,16 +1,21 @@
-"""The /ws endpoint: one session per connection, every frame answered, bad frames survived."""
+"""The /ws endpoint: one session per connection, every frame answered, bad frames survived.
+
+An idle session is mostly a suspended coroutine chain plus the server's per-connection state,
+so the endpoint is a plain ASGI app that speaks the ASGI WebSocket messages itself (no
+Starlette ``WebSocket`` wrapper, one coroutine for the whole connection), and
+:class:`DirectWsApp` hands ``/ws`` connections to it ahead of the middleware stack and router.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
-from starlette.applications import Starlette
+from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
-from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from openenv.core.errors import InvalidAction, OpenEnvError, SessionNotFound
 from openenv.core.mcp import SimulationDisabled
@@ -29,8 +34,51 @@ CLOSE_IDLE = 1001
 
 # Tells our clients this server echoes request_id (the reference server refuses unknown keys).
 FEATURES_HEADER = b"x-openenv-features"
+_ACCEPT = {"type": "websocket.accept", "headers": [(FEATURES_HEADER, b"request-id")]}
+
+# What sending on a socket the peer (or the server) already closed raises: uvicorn raises
+# ClientDisconnected (an OSError) or RuntimeError after a close; other servers raise similar.
+_GONE = (OSError, RuntimeError)
 
 McpHandler = Callable[[Session, Any], Awaitable[Any]]
+
+
+class _Socket:
+    """The sending half of one connection; closes it at most once.
+
+    Registered as the session's close hook, so a reaped or shut-down session closes its socket.
+    """
+
+    __slots__ = ("closed", "send")
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.closed = False
+
+    async def text(self, text: str) -> bool:
+        """Send one text frame; False when the connection is gone."""
+        if self.closed:
+            return False
+        try:
+            await self.send({"type": "websocket.send", "text": text})
+        except _GONE:
+            self.closed = True
+            return False
+        return True
+
+    async def close(self, code: int, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(*_GONE):
+            await self.send({"type": "websocket.close", "code": code, "reason": reason[:120]})
+
+    async def __call__(self, reason: str) -> None:
+        """The session closed (idle, shutdown, or by its owner): say why, then close."""
+        going_away = "idle" in reason or "shutting down" in reason
+        if "idle" in reason:
+            await self.text(protocol.error_reply(SessionNotFound(f"session closed: {reason}")))
+        await self.close(CLOSE_IDLE if going_away else 1000, reason)
 
 
 class WsEndpoint:
@@ -52,56 +100,56 @@ class WsEndpoint:
         self.simulation = simulation  # False in production mode: MCP messages only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """ASGI entry point, mounted as a plain route: an open connection keeps no per-request
-        machinery of FastAPI (dependency solving, exit stacks) alive, only its own state."""
-        await self.serve(WebSocket(scope, receive, send))
-
-    async def serve(self, websocket: WebSocket) -> None:
-        """Authenticate, open (or attach to) a session, answer frames until the socket closes."""
-        await websocket.accept(headers=[(FEATURES_HEADER, b"request-id")])
+        """ASGI entry point: authenticate, open (or attach to) a session, answer frames until
+        the socket closes. One coroutine for the connection's whole life."""
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send(_ACCEPT)
+        socket = _Socket(send)
         try:
-            check_bearer(self.token, websocket.headers.get("authorization"))
-            session, owned = await self._session(websocket)
+            check_bearer(self.token, _header(scope, b"authorization"))
+            session, owned = await self._session(scope)
         except OpenEnvError as exc:
             code = CLOSE_UNAUTHORIZED if exc.code == "UNAUTHORIZED" else CLOSE_CAPACITY
-            await _send_and_close(websocket, protocol.error_reply(exc), code, exc.code)
+            await socket.text(protocol.error_reply(exc))
+            await socket.close(code, exc.code)
             return
-        session.on_close.append(lambda reason: _close_socket(websocket, reason))
+        session.on_close.append(socket)
         try:
-            await self._serve(websocket, session)
+            while True:
+                try:
+                    frame = await receive()
+                except _GONE:
+                    return
+                if frame["type"] != "websocket.receive":
+                    socket.closed = True  # websocket.disconnect: nothing more can be sent
+                    return
+                raw = frame.get("text")
+                if raw is None:
+                    raw = frame.get("bytes")
+                answer, keep_open = await self._answer(session, raw)
+                if answer is not None and not await socket.text(answer):
+                    return
+                if not keep_open:
+                    return
         finally:
             # The slot is free before the close frame goes out: a client that saw the
             # connection close can open a new session at once.
             if owned:
                 await self.manager.close(session.id, "closed by client")
-            await _close_socket(websocket, "closed by client")
+            else:
+                with contextlib.suppress(ValueError):
+                    session.on_close.remove(socket)
+            await socket.close(1000, "closed by client")
 
-    async def _session(self, websocket: WebSocket) -> tuple[Session, bool]:
+    async def _session(self, scope: Scope) -> tuple[Session, bool]:
         """A new session, or the one named by ``?session_id=`` (owned by whoever opened it)."""
-        attach = websocket.query_params.get("session_id")
-        if attach:
-            return self.manager.get(attach), False
+        query = scope.get("query_string", b"")
+        if query:
+            attach = dict(parse_qsl(query.decode("latin-1"))).get("session_id")
+            if attach:
+                return self.manager.get(attach), False
         return await self.manager.open("ws"), True
-
-    async def _serve(self, websocket: WebSocket, session: Session) -> None:
-        while True:
-            try:
-                frame = await websocket.receive()
-            except (WebSocketDisconnect, RuntimeError):
-                return
-            if frame["type"] == "websocket.disconnect":
-                return
-            raw = frame.get("text")
-            if raw is None:
-                raw = frame.get("bytes")
-            answer, keep_open = await self._answer(session, raw)
-            if answer is not None:
-                try:
-                    await websocket.send_text(answer)
-                except (WebSocketDisconnect, RuntimeError):
-                    return
-            if not keep_open:
-                return
 
     async def _answer(self, session: Session, raw: Any) -> tuple[str | None, bool]:
         """Return (reply frame, keep the connection open)."""
@@ -109,26 +157,26 @@ class WsEndpoint:
             message = protocol.parse_message(raw)
         except OpenEnvError as exc:
             return protocol.error_reply(exc, protocol.request_id_of(raw)), True
-        rid = message.request_id
+        kind, data, rid = message
         try:
-            if message.type == "close":
-                return None, False
-            if not self.simulation and message.type != "mcp":
-                raise SimulationDisabled(
-                    f"this server runs in production mode: {message.type!r} is not available; "
-                    'agents use tools ({"type": "mcp", "data": <JSON-RPC request>})'
-                )
-            if message.type == "reset":
-                obs = await self.manager.reset(session, **message.data)
-                return protocol.reply("observation", observation_to_wire(obs), rid), True
-            if message.type == "step":
-                action = model_from_wire(message.data, self.action_cls)
+            if kind == "step" and self.simulation:
+                action = model_from_wire(data, self.action_cls)
                 obs = await self.manager.step(session, action)
                 return protocol.reply("observation", observation_to_wire(obs), rid), True
-            if message.type == "state":
+            if kind == "close":
+                return None, False
+            if not self.simulation and kind != "mcp":
+                raise SimulationDisabled(
+                    f"this server runs in production mode: {kind!r} is not available; "
+                    'agents use tools ({"type": "mcp", "data": <JSON-RPC request>})'
+                )
+            if kind == "reset":
+                obs = await self.manager.reset(session, **data)
+                return protocol.reply("observation", observation_to_wire(obs), rid), True
+            if kind == "state":
                 state = await self.manager.state(session)
                 return protocol.reply("state", state_to_wire(state), rid), True
-            return protocol.reply("mcp", await self._mcp(session, message.data), rid), True
+            return protocol.reply("mcp", await self._mcp(session, data), rid), True
         except OpenEnvError as exc:
             return protocol.error_reply(exc, rid), True
 
@@ -138,35 +186,25 @@ class WsEndpoint:
         return await self.mcp_handler(session, data)
 
 
-class DirectWebSocketRoute:
-    """ASGI middleware that hands ``/ws`` connections straight to the endpoint.
+class DirectWsApp(FastAPI):
+    """A FastAPI app that hands ``/ws`` connections straight to their endpoint.
 
-    A WebSocket lives for the whole session, and every ASGI layer it passes through keeps a
-    frame (and often an exit stack or closures) alive that long; skipping the middleware stack
-    and the router saves about a third of what an idle session costs. Anything else, and any
-    path this does not recognise, goes down the normal stack, which also serves ``/ws``.
+    A WebSocket lives for the whole session, and every ASGI layer it passes through (the app,
+    its middleware stack, the router) keeps a suspended frame alive that long; going around
+    them saves memory per idle session and time per message. Everything else, including
+    ``/ws`` under a path this does not recognise, takes the normal route.
     """
 
-    def __init__(self, app: ASGIApp, *, path: str, endpoint: ASGIApp) -> None:
-        self.app = app
-        self.path = path
-        self.endpoint = endpoint
+    ws_path = "/ws"
+    ws_endpoint: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket" and _route_path(scope) == self.path:
-            await self.endpoint(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
-
-
-def serve_directly(app: Starlette, path: str, endpoint: ASGIApp) -> None:
-    """Put a :class:`DirectWebSocketRoute` in front of ``app``'s whole middleware stack."""
-    build = app.build_middleware_stack
-
-    def build_with_fast_path() -> ASGIApp:
-        return DirectWebSocketRoute(build(), path=path, endpoint=endpoint)
-
-    app.build_middleware_stack = build_with_fast_path  # type: ignore[method-assign]
+        if scope["type"] == "websocket" and self.ws_endpoint is not None:
+            if self.root_path:  # what FastAPI.__call__ does before routing
+                scope["root_path"] = self.root_path
+            if _route_path(scope) == self.ws_path:
+                return await self.ws_endpoint(scope, receive, send)
+        return await super().__call__(scope, receive, send)
 
 
 def _route_path(scope: Scope) -> str:
@@ -174,21 +212,8 @@ def _route_path(scope: Scope) -> str:
     return path[len(root) :] if root and path.startswith(root) else path
 
 
-async def _send_and_close(websocket: WebSocket, text: str, code: int, reason: str) -> None:
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        await websocket.send_text(text)
-        await websocket.close(code=code, reason=reason)
-
-
-async def _close_socket(websocket: WebSocket, reason: str) -> None:
-    if websocket.application_state == WebSocketState.DISCONNECTED:
-        return
-    if websocket.client_state == WebSocketState.DISCONNECTED:
-        return
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
-        if "idle" in reason:
-            await websocket.send_text(
-                protocol.error_reply(SessionNotFound(f"session closed: {reason}"))
-            )
-        going_away = "idle" in reason or "shutting down" in reason
-        await websocket.close(code=CLOSE_IDLE if going_away else 1000, reason=reason[:120])
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
