@@ -14,7 +14,7 @@ from openenv.server import protocol
 
 PAYLOADS = [
     {"observation": {"metadata": {}, "x": 1, "message": "Moved DOWN."}, "reward": -0.1},
-    {"text": "é ✓ 🤖 \u2028 \"quoted\" \\ \n", "empty": "", "none": None, "flag": True},
+    {"text": 'é ✓ 🤖 \u2028 "quoted" \\ \n', "empty": "", "none": None, "flag": True},
     {"big": 2**70, "small": 1e-7, "huge": 1e300, "third": 1 / 3, "neg_zero": -0.0},
     {"nested": [[1, 2], {"a": [None, False]}], "ints": list(range(5))},
 ]
