@@ -7,7 +7,8 @@ Prints figures; asserts nothing. Reproduce with::
 
 The reference runs from the cached virtualenv of the compat tests (created on first use).
 Both servers run under uvicorn with the same options; the load generator (bench/loadgen.py)
-speaks the wire protocol with plain ``websockets`` in this process.
+speaks the wire protocol with plain ``websockets`` in this process. The idle figures also show
+a bare ASGI app (bench/bare_ws_app.py) under the same options: uvicorn's own cost per connection.
 """
 
 from __future__ import annotations
@@ -120,7 +121,10 @@ async def throughput(
                 cpu0 = server.cpu_s()
                 result = await loadgen.run_load_procs(server.ws, n, seconds, procs)
                 result.cpu_us = 1e6 * (server.cpu_s() - cpu0) / max(result.all_steps, 1)
-                print(f"  {result.line(server.name)}  server CPU {result.cpu_us:.0f} us/step")
+                print(
+                    f"  {result.line(server.name)}  server CPU {result.cpu_us:.0f} us/step, "
+                    f"load generator {result.client_cpu_us:.0f}"
+                )
                 key = (server.name, n)
                 if key not in best or result.steps_per_s > best[key].steps_per_s:
                     best[key] = result
@@ -141,6 +145,7 @@ async def throughput(
 
 
 async def idle(server: Server, count: int) -> None:
+    """RSS and threads of ``server`` before and after opening ``count`` idle sessions."""
     # Warm up imports, caches and the shared worker pool (bounded: it does not grow with the
     # number of sessions, so it must not count as what a session costs).
     await loadgen.churn(server.ws, 200, parallel=8)
@@ -180,6 +185,19 @@ async def churn(server: Server, cycles: int) -> None:
 
 
 @contextlib.contextmanager
+def bare_server(uvicorn_args: list[str]) -> Iterator[Server]:
+    """The floor: the smallest /ws app (bench/bare_ws_app.py) under the same uvicorn options."""
+    server = start_server(
+        "bare ASGI", sys.executable, "bare_ws_app:app", ROOT / "bench", uvicorn_args
+    )
+    try:
+        _wait_healthy(server.url, server.proc)
+        yield server
+    finally:
+        stop(server)
+
+
+@contextlib.contextmanager
 def both_servers(uvicorn_args: list[str], with_ref: bool = True) -> Iterator[list[Server]]:
     """Start the reference and ours side by side (their imports overlap); stop both after."""
     servers = []
@@ -212,6 +230,12 @@ async def main(args: argparse.Namespace) -> None:
             print(f"\n== idle: {args.idle} open sessions (each reset once), no traffic")
             for server in dict.fromkeys((ours, ref)):
                 await idle(server, args.idle)
+            with bare_server(uvicorn_args) as bare:
+                await idle(bare, args.idle)
+            print(
+                "  (bare ASGI: bench/bare_ws_app.py, no framework and no state, same uvicorn "
+                "options: the server's own per-connection cost)"
+            )
         if args.churn:
             print("\n== churn: connect / reset / step / close, 8 at a time")
             await churn(ours, args.churn)

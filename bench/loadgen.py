@@ -30,6 +30,12 @@ class LoadResult:
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     cpu_us: float = float("nan")  # server CPU per step, filled in by the caller
+    client_cpu_s: float = 0.0  # CPU the load generator itself used (all its processes)
+
+    @property
+    def client_cpu_us(self) -> float:
+        """Load generator CPU per step: the client must not be what limits the figures."""
+        return 1e6 * self.client_cpu_s / max(self.all_steps, 1)
 
     @property
     def steps_per_s(self) -> float:
@@ -76,6 +82,7 @@ async def _session(url: str, stop_at: float, warm_until: float, result: LoadResu
 async def run_load(ws_url: str, sessions: int, seconds: float, warmup: float = 1.0) -> LoadResult:
     """Open ``sessions`` concurrent sessions and step them for ``seconds`` after ``warmup``."""
     result = LoadResult(sessions=sessions)
+    cpu0 = time.process_time()
     start = time.perf_counter()
     warm_until = start + warmup
     stop_at = warm_until + seconds
@@ -85,6 +92,7 @@ async def run_load(ws_url: str, sessions: int, seconds: float, warmup: float = 1
     )
     result.errors += sum(isinstance(o, BaseException) for o in outcomes)
     result.seconds = seconds
+    result.client_cpu_s = time.process_time() - cpu0
     return result
 
 
@@ -112,6 +120,7 @@ async def run_load_procs(
         merged.steps += part.steps
         merged.all_steps += part.all_steps
         merged.errors += part.errors
+        merged.client_cpu_s += part.client_cpu_s
         merged.latencies.extend(part.latencies)
     return merged
 
