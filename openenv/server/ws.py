@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import FastAPI
+from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from openenv.core.errors import InvalidAction, OpenEnvError, SessionNotFound
@@ -95,6 +96,8 @@ class WsEndpoint:
     ) -> None:
         self.manager = manager
         self.action_cls = action_cls
+        # The action validator itself: model_validate's checks cost as much again per step.
+        self._validate = action_cls.__pydantic_validator__.validate_python
         self.token = token
         self.mcp_handler = mcp_handler
         self.simulation = simulation  # False in production mode: MCP messages only
@@ -160,7 +163,10 @@ class WsEndpoint:
         kind, data, rid = message
         try:
             if kind == "step" and self.simulation:
-                action = model_from_wire(data, self.action_cls)
+                try:
+                    action = self._validate(data)
+                except ValidationError:  # the same refusal, worded for the client
+                    action = model_from_wire(data, self.action_cls)
                 obs = await self.manager.step(session, action)
                 return protocol.reply("observation", observation_to_wire(obs), rid), True
             if kind == "close":
