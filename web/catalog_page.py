@@ -163,8 +163,8 @@ _CSS = """
 :root { --bg:#f6f7fb; --fg:#0f172a; --muted:#64748b; --card:#fff; --line:#e2e8f0;
   --accent:#4f46e5; --accent-fg:#fff; --chip:#eef2ff; --thumb:#f1f5f9; --shadow:0 1px 2px
   rgba(15,23,42,.06), 0 4px 16px rgba(15,23,42,.06); color-scheme: light dark; }
-@media (prefers-color-scheme: dark) { :root { --bg:#0b1020; --fg:#e2e8f0; --muted:#94a3b8;
-  --card:#131a2e; --line:#1e293b; --accent:#818cf8; --accent-fg:#0b1020; --chip:#1e1b4b;
+@media (prefers-color-scheme: dark) { :root { --bg:#0a0f1e; --fg:#e2e8f0; --muted:#94a3b8;
+  --card:#111827; --line:#263247; --accent:#818cf8; --accent-fg:#0b1020; --chip:#1e1b4b;
   --thumb:#0f172a; --shadow:0 1px 2px rgba(0,0,0,.4); } }
 * { box-sizing: border-box; }
 body { margin:0; background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, -apple-system,
@@ -233,7 +233,7 @@ h1 { margin:4px 0 8px; font-size:clamp(28px,4vw,40px); line-height:1.15; }
 .site a { color:inherit; }
 code { font-family:ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .toast { position:fixed; bottom:20px; left:50%; transform:translateX(-50%); background:#0f172a;
-  color:#fff; padding:9px 16px; border-radius:10px; font-size:14px;
+  color:#fff; padding:9px 16px; border-radius:10px; font-size:14px; border:1px solid var(--line);
   box-shadow:0 6px 24px rgba(0,0,0,.25); }
 @media (max-width:560px) { .wrap { padding:0 14px; } .hero { padding:28px 0 20px; }
   .grid { gap:14px; } }

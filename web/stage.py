@@ -105,8 +105,8 @@ def episode_panel(tab: WebTab) -> str:
         f"{status}</b></div></div>"
     )
     key = (
-        '<div class="oe-chart-key"><span><i style="background:#86efac"></i>reward</span>'
-        '<span><i style="background:#4f46e5;height:3px"></i>return</span></div>'
+        '<div class="oe-chart-key"><span><i class="oe-key-reward"></i>reward</span>'
+        '<span><i class="oe-key-return"></i>return</span></div>'
     )
     chart = reward_chart_svg(tab.episode.rewards)
     return stats + chart + key + _log(tab) + _downloads(tab)
