@@ -2,20 +2,29 @@
 
 It uses neither our client nor the reference's, so the same code measures both servers.
 Every session walks the grid world DOWN/UP forever (the episode never ends), one step at a time.
+Stepping sessions use :class:`LeanConnection` (the ``websockets`` library's sans-I/O protocol
+on a bare asyncio transport), which costs the load generator a fraction of the CPU of its
+asyncio client, so that the servers, not the client, limit the figures on a small machine.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import multiprocessing
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import connect
+from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Opcode
+from websockets.http11 import Response
+from websockets.uri import parse_uri
 
 RESET = json.dumps({"type": "reset", "data": {}})
 STEPS = [json.dumps({"type": "step", "data": {"action": a}}) for a in ("DOWN", "UP")]
@@ -56,9 +65,80 @@ class LoadResult:
         )
 
 
+class LeanConnection(asyncio.Protocol):
+    """One WebSocket client connection: ``send`` a text frame, ``recv`` the next one.
+
+    The handshake, masking, framing, pings and the closing handshake are the ``websockets``
+    library's (its sans-I/O ``ClientProtocol``); only the I/O loop is this class.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.ws = ClientProtocol(parse_uri(url), max_size=None)
+        self.loop = asyncio.get_running_loop()
+        self.opened = self.loop.create_future()
+        self.texts: collections.deque[str] = collections.deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.transport: asyncio.Transport | None = None
+
+    @classmethod
+    async def open(cls, url: str) -> LeanConnection:
+        parts = urlsplit(url)
+        _, conn = await asyncio.get_running_loop().create_connection(
+            lambda: cls(url), parts.hostname, parts.port
+        )
+        await conn.opened
+        return conn
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.ws.send_request(self.ws.connect())
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        self.ws.receive_data(data)
+        for event in self.ws.events_received():
+            if isinstance(event, Response):
+                if event.status_code == 101 and self.ws.handshake_exc is None:
+                    self.opened.set_result(None)
+                else:
+                    self.opened.set_exception(ConnectionError(f"handshake: {event.status_code}"))
+            elif event.opcode is Opcode.TEXT and event.fin:
+                self.texts.append(event.data.decode())
+        self._flush()  # pongs, the closing handshake
+        if self.texts and self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for future in (self.opened, self.waiter):
+            if future is not None and not future.done():
+                future.set_exception(ConnectionError("the server closed the connection"))
+
+    def _flush(self) -> None:
+        chunks = self.ws.data_to_send()
+        if chunks and self.transport is not None and not self.transport.is_closing():
+            self.transport.write(b"".join(chunks))
+
+    def send(self, text: str) -> None:
+        self.ws.send_text(text.encode())
+        self._flush()
+
+    async def recv(self) -> str:
+        if not self.texts:
+            self.waiter = self.loop.create_future()
+            await self.waiter
+        return self.texts.popleft()
+
+    def close(self) -> None:
+        self.ws.send_close(1000)
+        self._flush()
+        if self.transport is not None:
+            self.transport.close()
+
+
 async def _session(url: str, stop_at: float, warm_until: float, result: LoadResult) -> None:
-    async with connect(url, compression=None, max_size=None) as ws:
-        await ws.send(RESET)
+    ws = await LeanConnection.open(url)
+    try:
+        ws.send(RESET)
         if json.loads(await ws.recv()).get("type") != "observation":
             result.errors += 1
             return
@@ -67,7 +147,7 @@ async def _session(url: str, stop_at: float, warm_until: float, result: LoadResu
             t0 = time.perf_counter()
             if t0 >= stop_at:
                 return
-            await ws.send(STEPS[i & 1])
+            ws.send(STEPS[i & 1])
             reply = await ws.recv()
             t1 = time.perf_counter()
             i += 1
@@ -77,6 +157,8 @@ async def _session(url: str, stop_at: float, warm_until: float, result: LoadResu
             elif t0 >= warm_until:
                 result.steps += 1
                 result.latencies.append(t1 - t0)
+    finally:
+        ws.close()
 
 
 async def run_load(ws_url: str, sessions: int, seconds: float, warmup: float = 1.0) -> LoadResult:
