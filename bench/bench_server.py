@@ -250,7 +250,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--idle", type=int, default=1000)
-    p.add_argument("--churn", type=int, default=10000)
+    p.add_argument("--churn", type=int, default=None, help="cycles (10,000; 1,000 with --quick)")
     p.add_argument("--loop", default="asyncio", choices=["asyncio", "uvloop"])
     p.add_argument("--http", default="h11", choices=["h11", "httptools"])
     p.add_argument("--procs", type=int, default=1, help="load generator processes for N > 1")
@@ -259,7 +259,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="2s runs, 1 round, churn 1,000")
     args = p.parse_args()
     if args.quick:
-        args.seconds, args.rounds, args.churn = 2.0, 1, 1000
+        args.seconds, args.rounds = 2.0, 1
+    if args.churn is None:
+        args.churn = 1000 if args.quick else 10000
     return args
 
 
