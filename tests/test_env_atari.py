@@ -58,6 +58,25 @@ def test_a_seed_replays_the_same_episode_even_with_sticky_actions(env):
     assert screens[0] != screens[2]
 
 
+@pytest.mark.parametrize("obs_type", ["rgb", "grayscale"])
+def test_a_new_episode_starts_exactly_like_a_fresh_emulator_screen_included(obs_type):
+    actions = [AtariAction(action_id=a) for a in [1, 2, 3, 4, 5, 2] * 5]
+
+    def episode(env: AtariEnvironment) -> list[tuple]:
+        observations = [env.reset(seed=0, obs_type=obs_type)]
+        observations += [env.step(a) for a in actions]
+        return [(o.screen_array().tobytes(), o.frame_number, o.reward) for o in observations]
+
+    used, fresh = AtariEnvironment(), AtariEnvironment()
+    first = episode(used)
+    again = episode(used)  # restores the saved start: the screen must not be the last one
+    assert again == first == episode(fresh)
+    used.reset(seed=0)
+    assert np.array_equal(used.render().pixels, fresh.reset(seed=0).screen_array())
+    used.close()
+    fresh.close()
+
+
 def test_breakout_ends_at_game_over_after_losing_every_life(env):
     result = env.reset(seed=0, game_name="breakout")
     assert result.observation.lives == 5

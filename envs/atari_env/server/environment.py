@@ -116,7 +116,9 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
 
     def __init__(self) -> None:
         self._ale: ALEInterface | None = None
-        self._loaded: Any = None
+        self._start_state: Any = None  # the emulator at the start of an episode
+        self._start_screens: dict[str, np.ndarray] = {}  # its pictures (not in the state)
+        self._stale_screen = False  # the frame buffer still shows the previous episode
         self._config: AtariConfig | None = None
         self._actions: list[Any] = []
         self._meaning_names: list[str] = []
@@ -157,6 +159,7 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
             reward += ale.act(button)
             if ale.game_over():
                 break
+        self._stale_screen = False
         self._state.step_count += 1
         return self._observe(reward)
 
@@ -165,7 +168,7 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         return self._state
 
     def render(self) -> Frame | None:
-        return Frame(self._ale.getScreenRGB()) if self._ale is not None else None
+        return Frame(self._screen("rgb")) if self._ale is not None else None
 
     def legal_actions(self) -> list[ActionChoice]:
         config = self._config
@@ -183,17 +186,23 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
     # -- internals -------------------------------------------------------------------------
 
     def _start(self, config: AtariConfig) -> None:
-        # Loading a ROM takes ~0.2 s. Without sticky actions ALE draws no random numbers, so
-        # rewinding to the state saved right after loading replays the same episode.
+        # Loading a ROM takes ~0.2 s and reset_game ~9 ms (it plays the game's start-up
+        # frames). Without sticky actions ALE draws no random numbers, so every episode starts
+        # from the same state: it is saved once and restored (~0.1 ms) by later resets.
         if self._ale is None or config != self._config or config.repeat_action_probability > 0:
             ale = load_emulator(config, self.rng.randrange(2**31))
             full = config.full_action_space
             self._actions = list(ale.getLegalActionSet() if full else ale.getMinimalActionSet())
             self._meaning_names = [a.name for a in self._actions]
-            self._ale, self._loaded = ale, ale.cloneState(include_rng=True)
+            ale.reset_game()
+            self._ale, self._start_state = ale, ale.cloneState(include_rng=True)
+            # A restored state does not redraw the screen until the next frame: keep the
+            # start pictures for the reset observation (and render()) of later episodes.
+            self._start_screens = {"rgb": ale.getScreenRGB(), "grayscale": ale.getScreenGrayscale()}
+            self._stale_screen = False
         else:
-            self._ale.restoreState(self._loaded)
-        self._ale.reset_game()
+            self._ale.restoreState(self._start_state)
+            self._stale_screen = True
         self._config = config
 
     def _check_action(self, action: AtariAction) -> None:
@@ -215,8 +224,10 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
     def _meanings(self) -> list[str]:
         return list(self._meaning_names)
 
-    def _screen(self) -> np.ndarray:
-        obs_type = self._config.obs_type
+    def _screen(self, obs_type: str | None = None) -> np.ndarray:
+        obs_type = obs_type or self._config.obs_type
+        if self._stale_screen and obs_type in self._start_screens:
+            return self._start_screens[obs_type].copy()
         if obs_type == "rgb":
             return self._ale.getScreenRGB()
         if obs_type == "grayscale":
