@@ -133,7 +133,10 @@ async def throughput(
         "   server CPU us/step ours/ref"
     )
     for n in counts:
-        ours, ref = best[("ours", n)], best[("reference", n)]
+        ours, ref = best[("ours", n)], best.get(("reference", n))
+        if ref is None:  # --ours-only
+            print(f"   {n:>8}   {ours.steps_per_s:12.0f}   (no reference: --ours-only)")
+            continue
         print(
             f"   {n:>8}   {ours.steps_per_s:12.0f}   {ref.steps_per_s:11.0f}   "
             f"{ours.steps_per_s / max(ref.steps_per_s, 1e-9):5.2f}x   "
