@@ -35,7 +35,10 @@ def run(
     """Serve ``app`` with uvicorn until interrupted.
 
     WebSocket pings keep idle episodes alive behind the Hub's proxy; forwarded headers are
-    trusted so URLs built by the playground use the public scheme and host.
+    trusted so URLs built by the playground use the public scheme and host. Per-message
+    deflate is off: a client that asks for it (the ``websockets`` default) would otherwise
+    cost about 64 KiB of zlib state per idle session instead of about 24, and frames on the
+    wire are compressed already (:mod:`openenv.core.frames`).
     """
     import uvicorn
 
@@ -49,6 +52,7 @@ def run(
         log_level=log_level,
         ws_ping_interval=WS_PING_INTERVAL_S,
         ws_ping_timeout=WS_PING_TIMEOUT_S,
+        ws_per_message_deflate=False,
         proxy_headers=True,
         forwarded_allow_ips="*",
         timeout_graceful_shutdown=5,
