@@ -6,9 +6,13 @@ Prints figures; asserts nothing. Reproduce with::
     python bench/bench_server.py --quick      # shorter runs
 
 The reference runs from the cached virtualenv of the compat tests (created on first use).
-Both servers run under uvicorn with the same options; the load generator (bench/loadgen.py)
-speaks the wire protocol with plain ``websockets`` in this process. The idle figures also show
-a bare ASGI app (bench/bare_ws_app.py) under the same options: uvicorn's own cost per connection.
+Both servers run under uvicorn with the same loop and HTTP options; ours runs the way
+``openenv serve``, ``python app.py`` and a Space run it (``openenv.cli.serve.run``: the lean
+WebSocket protocol of ``openenv.server.lean_ws``, no per-message deflate), the reference with
+uvicorn's defaults (``--ws`` sets one implementation for both). The load generator
+(bench/loadgen.py) speaks the wire protocol with plain ``websockets`` in this process. The idle
+figures also show a bare ASGI app (bench/bare_ws_app.py) under uvicorn's defaults: stock
+uvicorn's own cost per connection.
 """
 
 from __future__ import annotations
@@ -32,6 +36,13 @@ import loadgen
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "compat"))
 from refvenv import ensure_ref_venv  # noqa: E402
+
+OPENENV_SERVE_WS = [
+    "--ws",
+    "openenv.server.lean_ws:LeanWebSocketProtocol",
+    "--ws-per-message-deflate",
+    "false",
+]
 
 
 @dataclass(eq=False)
@@ -201,8 +212,13 @@ def bare_server(uvicorn_args: list[str]) -> Iterator[Server]:
 
 
 @contextlib.contextmanager
-def both_servers(uvicorn_args: list[str], with_ref: bool = True) -> Iterator[list[Server]]:
-    """Start the reference and ours side by side (their imports overlap); stop both after."""
+def both_servers(
+    uvicorn_args: list[str], ours_args: list[str], with_ref: bool = True
+) -> Iterator[list[Server]]:
+    """Start the reference and ours side by side (their imports overlap); stop both after.
+
+    Both get ``uvicorn_args``; ours also gets ``ours_args`` (what ``openenv serve`` adds).
+    """
     servers = []
     if with_ref:
         ref_python = str(ensure_ref_venv())
@@ -211,7 +227,9 @@ def both_servers(uvicorn_args: list[str], with_ref: bool = True) -> Iterator[lis
             start_server("reference", ref_python, "ref_grid_app:app", compat, uvicorn_args)
         )
     servers.append(
-        start_server("ours", sys.executable, "bench_apps:app", ROOT / "bench", uvicorn_args)
+        start_server(
+            "ours", sys.executable, "bench_apps:app", ROOT / "bench", uvicorn_args + ours_args
+        )
     )
     try:
         for server in servers:
@@ -223,9 +241,16 @@ def both_servers(uvicorn_args: list[str], with_ref: bool = True) -> Iterator[lis
 
 
 async def main(args: argparse.Namespace) -> None:
-    uvicorn_args = ["--loop", args.loop, "--http", args.http, "--ws", args.ws]
-    print(f"uvicorn options for both servers: {' '.join(uvicorn_args)}; cpus: {os.cpu_count()}")
-    with both_servers(uvicorn_args, with_ref=not args.ours_only) as servers:
+    uvicorn_args = ["--loop", args.loop, "--http", args.http]
+    # Ours runs as `openenv serve` / `python app.py` / a Space run it (openenv.cli.serve.run:
+    # our lean WebSocket protocol, no per-message deflate), unless --ws picks one for both.
+    ours_args = ["--ws", args.ws] if args.ws else OPENENV_SERVE_WS
+    ref_args = ["--ws", args.ws or "auto"]
+    print(
+        f"uvicorn options for both servers: {' '.join(uvicorn_args)}; reference: "
+        f"{' '.join(ref_args)}; ours: {' '.join(ours_args)}; cpus: {os.cpu_count()}"
+    )
+    with both_servers(uvicorn_args + ref_args, ours_args, with_ref=not args.ours_only) as servers:
         ours, ref = servers[-1], servers[0]
         if args.sessions:
             await throughput(servers, args.sessions, args.seconds, args.rounds, args.procs)
@@ -233,11 +258,11 @@ async def main(args: argparse.Namespace) -> None:
             print(f"\n== idle: {args.idle} open sessions (each reset once), no traffic")
             for server in dict.fromkeys((ours, ref)):
                 await idle(server, args.idle)
-            with bare_server(uvicorn_args) as bare:
+            with bare_server(uvicorn_args + ref_args) as bare:
                 await idle(bare, args.idle)
             print(
-                "  (bare ASGI: bench/bare_ws_app.py, no framework and no state, same uvicorn "
-                "options: the server's own per-connection cost)"
+                "  (bare ASGI: bench/bare_ws_app.py, no framework and no state, under uvicorn's "
+                "defaults: stock uvicorn's own per-connection cost)"
             )
         if args.churn:
             print("\n== churn: connect / reset / step / close, 8 at a time")
@@ -257,7 +282,13 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--loop", default="asyncio", choices=["asyncio", "uvloop"])
     p.add_argument("--http", default="h11", choices=["h11", "httptools"])
     p.add_argument("--procs", type=int, default=1, help="load generator processes for N > 1")
-    p.add_argument("--ws", default="auto", choices=["auto", "websockets", "websockets-sansio"])
+    p.add_argument(
+        "--ws",
+        default=None,
+        choices=["auto", "websockets", "websockets-sansio"],
+        help="one WebSocket implementation for both (default: ours as openenv serve runs it, "
+        "the reference with uvicorn's auto)",
+    )
     p.add_argument("--ours-only", action="store_true", help="skip the reference server")
     p.add_argument("--quick", action="store_true", help="2s runs, 1 round, churn 1,000")
     args = p.parse_args()

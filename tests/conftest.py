@@ -29,6 +29,16 @@ CHROMIUM_ARGS = [
 ]
 
 
+# What openenv.cli.serve.run gives uvicorn, as command-line options: the tests run the servers
+# users get.
+OPENENV_SERVE_ARGS = [
+    "--ws",
+    "openenv.server.lean_ws:LeanWebSocketProtocol",
+    "--ws-per-message-deflate",
+    "false",
+]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -59,6 +69,8 @@ def serve(
 ) -> Iterator[str]:
     """Run ``uvicorn <app>`` in a subprocess on a free loopback port; yield its base URL.
 
+    The server gets the WebSocket options ``openenv serve`` uses (``OPENENV_SERVE_ARGS``).
+
     ``timeout`` bounds the wait for ``/health`` (raise it for apps that import Gradio).
     """
     port = free_port()
@@ -73,6 +85,7 @@ def serve(
         str(port),
         "--log-level",
         "warning",
+        *OPENENV_SERVE_ARGS,
         *(args or []),
     ]
     full_env = {**os.environ, **(env or {})}

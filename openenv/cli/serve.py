@@ -38,9 +38,12 @@ def run(
     trusted so URLs built by the playground use the public scheme and host. Per-message
     deflate is off: a client that asks for it (the ``websockets`` default) would otherwise
     cost about 64 KiB of zlib state per idle session instead of about 24, and frames on the
-    wire are compressed already (:mod:`openenv.core.frames`).
+    wire are compressed already (:mod:`openenv.core.frames`). The WebSocket protocol is
+    :mod:`openenv.server.lean_ws`'s, which needs less memory per idle session.
     """
     import uvicorn
+
+    from openenv.server.lean_ws import ws_protocol
 
     host, port = bind_address(host, port, default_port)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
@@ -53,6 +56,7 @@ def run(
         ws_ping_interval=WS_PING_INTERVAL_S,
         ws_ping_timeout=WS_PING_TIMEOUT_S,
         ws_per_message_deflate=False,
+        ws=ws_protocol(),
         proxy_headers=True,
         forwarded_allow_ips="*",
         timeout_graceful_shutdown=5,
