@@ -214,7 +214,8 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             try:
                 with contextlib.suppress(websockets.ConnectionClosed):  # read its last words
                     await self._ws.send(json.dumps(message))
-                reply = await asyncio.wait_for(self._receive(request_id), self._message_timeout)
+                async with asyncio.timeout(self._message_timeout):  # no extra task per call
+                    reply = await self._receive(request_id)
             except TimeoutError:
                 raise ClientError(
                     f"no answer to {message['type']!r} within {self._message_timeout}s", "TIMEOUT"

@@ -9,6 +9,7 @@ Observation payloads match the ``openenv`` 0.10.x shape::
 
 from __future__ import annotations
 
+import functools
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -40,9 +41,15 @@ def step_result_from_wire(payload: dict[str, Any], observation_cls: type[ObsT]) 
     reward = payload.get("reward")
     done = bool(payload.get("done", False))
     observation = observation_cls.model_validate({**fields, "reward": reward, "done": done})
-    return StepResult[observation_cls](
+    return _step_result_cls(observation_cls)(
         observation=observation, reward=reward, done=done, metadata=payload.get("metadata")
     )
+
+
+@functools.cache
+def _step_result_cls(observation_cls: type) -> type[StepResult]:
+    """``StepResult[observation_cls]``, built once (pydantic keeps it only weakly)."""
+    return StepResult[observation_cls]
 
 
 def state_to_wire(state: State) -> dict[str, Any]:

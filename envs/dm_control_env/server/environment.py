@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any, Literal
+from typing import Any
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 
@@ -43,7 +43,7 @@ from dm_control_env.models import (
     DMControlState,
 )
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction
-from openenv.core.frames import encode_frame, resolve_encoding
+from openenv.core.frames import Encoding, encode_frame, resolve_encoding
 
 DEFAULTS = {
     "domain_name": ("DMCONTROL_DOMAIN", "cartpole"),
@@ -106,7 +106,7 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         render_height: int | None = None,
         render_width: int | None = None,
         max_episode_steps: int | None = None,
-        frame_encoding: Literal["zlib", "png", "raw", "list"] | None = None,
+        frame_encoding: Encoding | None = None,
     ) -> DMControlObservation:
         task = (domain_name or default("domain_name"), task_name or default("task_name"))
         height = _positive("render_height", render_height or default("render_height"))

@@ -50,7 +50,7 @@ from gymnasium_env.models import GymnasiumAction, GymnasiumObservation, Gymnasiu
 from gymnasium_env.server import spaces as sp
 from gymnasium_env.server.labels import discrete_labels
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction, Text
-from openenv.core.frames import encode_frame, resolve_encoding
+from openenv.core.frames import Encoding, encode_frame, resolve_encoding
 
 DEFAULT_ENV_ID = "CartPole-v1"
 ENV_ID_VAR = "GYM_ENV_ID"
@@ -104,7 +104,7 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         render_mode: Literal["rgb_array", "ansi", "none"] | None = None,
         max_episode_steps: int | None = None,
         render: bool = False,
-        frame_encoding: Literal["zlib", "png", "raw", "list"] | None = None,
+        frame_encoding: Encoding | None = None,
     ) -> GymnasiumObservation:
         env_id = env_id or default_env_id()
         self._encoding = resolve_encoding(frame_encoding)
