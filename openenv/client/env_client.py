@@ -19,6 +19,7 @@ import typing
 from typing import Any, Generic, TypeVar
 
 import websockets
+from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy import per use
 
 from openenv.client.mcp import ToolsMixin
 from openenv.core.errors import WIRE_CODES, ClientError
@@ -145,7 +146,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             if ws is not None:
                 try:
                     await ws.send(json.dumps({"type": "close"}))
-                except websockets.ConnectionClosed:
+                except ConnectionClosed:
                     pass
                 await ws.close()
         finally:
@@ -212,7 +213,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             if request_id is not None:
                 message = {**message, "request_id": request_id}
             try:
-                with contextlib.suppress(websockets.ConnectionClosed):  # read its last words
+                with contextlib.suppress(ConnectionClosed):  # read its last words
                     await self._ws.send(json.dumps(message))
                 async with asyncio.timeout(self._message_timeout):  # no extra task per call
                     reply = await self._receive(request_id)
@@ -220,7 +221,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 raise ClientError(
                     f"no answer to {message['type']!r} within {self._message_timeout}s", "TIMEOUT"
                 ) from None
-            except websockets.ConnectionClosed as exc:
+            except ConnectionClosed as exc:
                 self._ws = None
                 raise _closed_error(exc) from exc
         if reply.get("type") == "error":
@@ -252,7 +253,7 @@ def _find_models(cls: type) -> tuple[Any, Any, Any]:
     return None, None, None
 
 
-def _closed_error(exc: websockets.ConnectionClosed) -> ClientError:
+def _closed_error(exc: ConnectionClosed) -> ClientError:
     """A closed connection as a ClientError; our servers put the wire code in the reason."""
     reason = exc.rcvd.reason if exc.rcvd is not None else ""
     code = reason if reason in WIRE_CODES else "CLOSED"
