@@ -223,3 +223,15 @@ async def _builder_tab():
     with pytest.raises(gr.Error, match="refused"):
         await api.step(_Visitor(), {"action": "NOWHERE"})
     await controller.close(tab)
+
+
+def test_an_idle_playground_does_not_poll_gradios_queue_every_millisecond() -> None:
+    from web.playground import PROGRESS_POLL_S, QUEUE_IDLE_POLL_S
+
+    app = create_app(GridWorldEnvironment)
+    queue = app.state.openenv.web["blocks"]._queue
+    assert (queue.sleep_when_free, queue.progress_update_sleep_when_free) == (
+        QUEUE_IDLE_POLL_S,
+        PROGRESS_POLL_S,
+    )
+    assert QUEUE_IDLE_POLL_S >= 0.01  # Gradio's 1 ms is 1,000 wake-ups a second per page
