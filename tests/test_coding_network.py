@@ -14,7 +14,8 @@ from collections.abc import Iterator
 import pytest
 from coding_env import CodeAction, CodeObservation
 from coding_env.server.environment import CodingEnvironment
-from coding_env.server.sandbox import SandboxLimits, isolation
+from coding_env.server.isolation import isolation
+from coding_env.server.sandbox import SandboxLimits
 
 LIMITS = SandboxLimits(timeout_s=20, cpu_s=10, memory_mb=256, file_size_mb=4, processes=16)
 CONNECT = (
@@ -145,7 +146,8 @@ sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 STEP_WITH_AND_WITHOUT_NETWORK = """
 from coding_env import CodeAction
 from coding_env.server.environment import CodingEnvironment
-from coding_env.server.sandbox import SandboxLimits, SandboxUnavailable
+from coding_env.server.isolation import SandboxUnavailable
+from coding_env.server.sandbox import SandboxLimits
 for network in (False, True):
     env = CodingEnvironment(SandboxLimits(memory_mb=256, network=network))
     env.reset()

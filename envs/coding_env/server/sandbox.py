@@ -14,7 +14,8 @@ variables persist between the steps of an episode. The child gets:
   namespace of its own before dropping root, so neither the internet nor the host's loopback
   services (this server included) can be reached. If the machine allows no namespace (a
   container without ``CAP_SYS_ADMIN`` and without unprivileged user namespaces), no code runs:
-  :func:`isolation` raises :class:`SandboxUnavailable` saying how to allow it.
+  :func:`~coding_env.server.isolation.isolation` raises :class:`SandboxUnavailable` saying
+  how to allow it.
 
 When the server runs as root (containers, Spaces), each sandbox runs as its own unprivileged
 uid, chosen at random, because Linux does not apply ``RLIMIT_NPROC`` to root. That uid cannot
@@ -40,25 +41,24 @@ import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from coding_env.server.isolation import (
+    SAFE_PATH,
+    SandboxUnavailable,
+    isolation,
+    launch_command,
+)
+
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text(encoding="utf-8")
-LAUNCHER_SOURCE = Path(__file__).with_name("launcher.py").read_text(encoding="utf-8")
-SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 EXIT_TIMEOUT = 124  # like coreutils timeout(1); killed by signal N gives 128 + N
 MAX_CODE_BYTES = 1_000_000
 _UID_RANGE = (1_000_000, 2_000_000_000)
-_NOBODY = 65534
 _PR_SET_DUMPABLE = 4
-
-
-class SandboxUnavailable(RuntimeError):
-    """The machine offers no way to run code safely (the message says what is missing)."""
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ class Sandbox:
         runner = [how.python, "-I", "-X", "utf8", "-c", RUNNER_SOURCE, str(cmd_r), str(res_w)]
         try:
             self._proc = subprocess.Popen(
-                [*_launch(how.python, self._uid, self.limits.network), *runner, limits],
+                [*launch_command(how.python, self._uid, self.limits.network), *runner, limits],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -253,120 +253,6 @@ class Sandbox:
 # -- isolation ----------------------------------------------------------------------------------
 
 _UIDS_IN_USE: set[int] = set()
-
-
-@dataclass(frozen=True)
-class Isolation:
-    """How sandboxes are isolated on this machine.
-
-    ``users``: "uid" (the server runs as root; each sandbox gets a uid of its own) or "rlimit"
-    (sandboxes run as the server's user). ``network``: "namespace" (a network namespace of
-    its own), "user namespace" (a user and a network namespace of its own: no root needed) or
-    "host" (``CODING_NETWORK=on``: the code uses the server's network). ``python``: the
-    interpreter that runs the code.
-    """
-
-    users: str
-    network: str
-    python: str
-
-
-def isolation(network: bool = False) -> Isolation:
-    """How a sandbox runs here; raises :class:`SandboxUnavailable` if it cannot run safely.
-
-    Without ``network``, a probe checks that a sandbox really gets a network namespace of its
-    own; if it cannot, no code runs and the error says how to allow it.
-    """
-    users, python = _user_isolation()
-    if network:
-        return Isolation(users, "host", python)
-    return Isolation(users, _network_isolation(python, root=users == "uid"), python)
-
-
-@functools.cache
-def _user_isolation() -> tuple[str, str]:
-    """("uid", python) when running as root, else ("rlimit", python)."""
-    if os.geteuid() != 0:
-        return "rlimit", sys.executable
-    for candidate in _python_candidates():
-        if _runs_unprivileged(candidate):
-            return "uid", candidate
-    raise SandboxUnavailable(
-        "coding_env runs code as an unprivileged user when the server runs as root, and no "
-        "Python interpreter usable by other users was found: install python3 system-wide "
-        "(e.g. apt-get install python3) or run the server as a non-root user"
-    )
-
-
-_NAMESPACES_PROBE = (
-    "import os; print(os.readlink('/proc/self/ns/net'), os.readlink('/proc/self/ns/user'))"
-)
-
-
-@functools.cache
-def _network_isolation(python: str, root: bool) -> str:
-    """Start the launcher once as a sandbox would and see which namespaces the code gets."""
-    probe = [python, "-I", "-c", _NAMESPACES_PROBE]
-    uid = _NOBODY if root else None
-    try:
-        result = subprocess.run(
-            _launch(python, uid, network=False) + probe,
-            cwd="/",
-            env={"PATH": SAFE_PATH},
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=exc)) from None
-    seen = result.stdout.split()
-    mine = [os.readlink(f"/proc/self/ns/{kind}") for kind in ("net", "user")]
-    if result.returncode != 0 or len(seen) != 2 or seen[0] == mine[0]:
-        reason = result.stderr.strip() or f"the probe exited with status {result.returncode}"
-        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=reason))
-    return "namespace" if seen[1] == mine[1] else "user namespace"
-
-
-_NO_NETWORK_ISOLATION = (
-    "coding_env cuts the code off the network (CODING_NETWORK=off, the default) and could not "
-    "do so on this machine ({reason}). Either run the server as root with CAP_SYS_ADMIN (e.g. "
-    "outside a container, or docker run --cap-add SYS_ADMIN), or allow unprivileged user "
-    "namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0), "
-    "or set CODING_NETWORK=on to let the code use the network"
-)
-
-
-def _launch(python: str, uid: int | None, network: bool) -> list[str]:
-    """The launcher's command line; the program to exec follows it."""
-    options = json.dumps({"uid": uid, "network": network})
-    return [python, "-I", "-c", LAUNCHER_SOURCE, options]
-
-
-def _python_candidates() -> list[str]:
-    names = [sys.executable, "/usr/local/bin/python3", "/usr/bin/python3", shutil.which("python3")]
-    seen: list[str] = []
-    for name in names:
-        if name and os.path.exists(name) and os.path.realpath(name) not in seen:
-            seen.append(os.path.realpath(name))
-    return seen
-
-
-def _runs_unprivileged(python: str) -> bool:
-    probe = "import ctypes, json, linecache, resource, tempfile, traceback"
-    try:
-        result = subprocess.run(
-            [python, "-I", "-c", probe],
-            user=_NOBODY,
-            group=_NOBODY,
-            extra_groups=[],
-            cwd="/",
-            env={"PATH": SAFE_PATH},
-            capture_output=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return result.returncode == 0
 
 
 def _allocate_uid() -> int:
