@@ -195,21 +195,16 @@ class SessionManager:
     # -- calls ----------------------------------------------------------------------------------
 
     async def reset(self, session: Session, **kwargs: Any) -> Observation:
-        async with session.lock:
-            env = self._enter(session)
-            try:
-                if _overrides(type(env), "reset_async"):
-                    return await env.reset_async(**kwargs)
-                return await self._sync(session, functools.partial(env.reset, **kwargs))
-            except OpenEnvError:
-                raise
-            except Exception as exc:  # environment code failed: a clear error, session kept
-                raise _failure(session, exc) from exc
-            finally:
-                _leave(session)
+        async def reset(env: Environment) -> Observation:
+            if _overrides(type(env), "reset_async"):
+                return await env.reset_async(**kwargs)
+            return await self._sync(session, functools.partial(env.reset, **kwargs))
+
+        return await self.run(session, reset)
 
     async def step(self, session: Session, action: Action) -> Observation:
-        # The hot path of every step: no closures, no extra coroutine, inline when proven fast.
+        # The hot path of every step: ``run`` spelled out, without its closure and extra
+        # coroutine; the env's code runs inline when it has proved fast.
         async with session.lock:
             env = self._enter(session)
             try:
@@ -228,16 +223,7 @@ class SessionManager:
 
     async def call(self, session: Session, fn: Callable[[Environment], Any]) -> Any:
         """Run a sync ``fn(env)`` (render, legal_actions, state…) without blocking the loop."""
-        async with session.lock:
-            env = self._enter(session)
-            try:
-                return await self._sync(session, fn, env)
-            except OpenEnvError:
-                raise
-            except Exception as exc:  # environment code failed: a clear error, session kept
-                raise _failure(session, exc) from exc
-            finally:
-                _leave(session)
+        return await self.run(session, lambda env: self._sync(session, fn, env))
 
     async def _sync(self, session: Session, fn: Callable[..., Any], *args: Any) -> Any:
         """Run sync env code inline when the session has proved fast, else in a worker."""
