@@ -98,6 +98,33 @@ def serve(
         stop_process_group(proc)
 
 
+@contextlib.contextmanager
+def run_app_py(envs_dir: Path) -> Iterator[str]:
+    """``python app.py`` (the catalog) as a user runs it, with $PORT and $OPENENV_ENVS_DIR."""
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "OPENENV_ENVS_DIR": str(envs_dir)}
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, start_new_session=True)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process_group(proc)
+
+
+def run_cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """Run the ``openenv`` command as a user would (``env`` replaces the environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", "openenv.cli", *args],
+        cwd=cwd,
+        env={**(env if env is not None else os.environ), "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def stop_process_group(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):

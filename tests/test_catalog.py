@@ -6,12 +6,8 @@ environment whose optional extra is missing (``$OPENENV_ENVS_DIR``), so it start
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import re
-import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +15,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from conftest import ROOT, free_port, stop_process_group, wait_healthy
+from conftest import ROOT, run_app_py
 from grid_world_env import GridWorldAction, GridWorldEnv
 from grid_world_env.server.environment import GridWorldEnvironment
 from PIL import Image
@@ -52,19 +48,6 @@ def make_catalog_dir(root: Path) -> Path:
         """)
     )
     return envs
-
-
-@contextlib.contextmanager
-def run_app_py(envs_dir: Path) -> Iterator[str]:
-    """``python app.py`` as a user runs it, with $PORT and $OPENENV_ENVS_DIR."""
-    port = free_port()
-    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "OPENENV_ENVS_DIR": str(envs_dir)}
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, start_new_session=True)
-    try:
-        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process_group(proc)
 
 
 @pytest.fixture(scope="module")

@@ -12,18 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, free_port, serve, stop_process_group, wait_healthy
-
-
-def openenv(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "openenv.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+from conftest import run_cli as openenv  # the command, as a user runs it
 
 
 @pytest.fixture(scope="module")
@@ -93,10 +82,12 @@ def test_validate_reports_a_broken_contract_with_exit_code_1(workdir: Path, tmp_
     broken = tmp_path / "my_game_env"
     subprocess.run(["cp", "-r", str(workdir / "my_game_env"), str(broken)], check=True)
     env_py = broken / "server" / "environment.py"
-    # Draw the secret from the global generator: seeded resets stop being reproducible.
+    # Draw from the global generator instead of self.rng: seeded resets stop being reproducible.
+    # (The hint shows the draw: a secret from 1 to 10 alone could repeat by chance.)
     env_py.write_text(
         env_py.read_text().replace(
-            "self._secret = self.rng.randint", "self._secret = __import__('random').randint"
+            'hint=f"Guess a number from {LOW} to {HIGH}."',
+            "hint=f\"Guess a number from {LOW} to {HIGH}. ({__import__('random').random()})\"",
         )
     )
     done = openenv("validate", str(broken), cwd=tmp_path)

@@ -10,15 +10,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, serve
+from conftest import ROOT, run_cli, serve
 from grid_world_env import GridWorldAction, GridWorldEnv
 
 from openenv.core.errors import ClientError
@@ -121,17 +119,10 @@ def hub():
 def openenv_cli(args: list[str], hub: FakeHub, tmp_path: Path, token: str | None = HF_TOKEN):
     """Run the ``openenv`` command against the fake Hub, as a user would."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING_FACE"))}
-    env.update(HF_ENDPOINT=hub.url, HF_HOME=str(tmp_path / "hf-home"), NO_COLOR="1")
+    env.update(HF_ENDPOINT=hub.url, HF_HOME=str(tmp_path / "hf-home"))
     if token:
         env["HF_TOKEN"] = token
-    return subprocess.run(
-        [sys.executable, "-m", "openenv.cli", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_cli(*args, cwd=tmp_path, env=env)
 
 
 def test_push_creates_a_docker_space_and_uploads_the_bundle(hub, tmp_path) -> None:

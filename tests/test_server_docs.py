@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, serve, stop_process_group, wait_healthy
+from conftest import ROOT, run_app_py, serve
 
 API_ONLY = {"ENABLE_WEB_INTERFACE": "0"}
 OPERATIONS = ("/reset", "/step", "/state", "/health", "/schema")
@@ -29,14 +26,8 @@ def catalog(tmp_path_factory) -> Iterator[str]:
     envs = tmp_path_factory.mktemp("docs-catalog") / "envs"
     envs.mkdir()
     (envs / "grid_world_env").symlink_to(ROOT / "envs" / "grid_world_env")
-    port = free_port()
-    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "OPENENV_ENVS_DIR": str(envs)}
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, start_new_session=True)
-    try:
-        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process_group(proc)
+    with run_app_py(envs) as url:
+        yield url
 
 
 def assets_of(html: str) -> list[str]:
