@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from itertools import accumulate
 
 WIDTH, HEIGHT, PAD = 320, 120, 8
 MAX_POINTS = 160
@@ -17,7 +18,7 @@ def reward_chart_svg(rewards: Sequence[float]) -> str:
             'aria-label="reward chart (no steps yet)"><text x="50%" y="55%" '
             'text-anchor="middle" class="oe-chart-empty">no steps yet</text></svg>'
         )
-    returns = _cumulative(rewards)
+    returns = list(accumulate(rewards))
     low = min(0.0, *rewards, *returns)
     high = max(0.0, *rewards, *returns)
     span = (high - low) or 1.0
@@ -47,14 +48,6 @@ def _bar(i: int, reward: float, step: float, y) -> str:
         f'<rect class="oe-bar-{kind}" x="{PAD + i * step + step * 0.15:.1f}" y="{top:.1f}" '
         f'width="{width:.1f}" height="{max(bottom - top, 0.5):.1f}"/>'
     )
-
-
-def _cumulative(values: Sequence[float]) -> list[float]:
-    total, out = 0.0, []
-    for value in values:
-        total += value
-        out.append(total)
-    return out
 
 
 def _thinned(values: Sequence[float]) -> list[tuple[int, float]]:

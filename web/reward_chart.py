@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 from web.rewards import colours, component_names, step_components
@@ -174,7 +175,7 @@ def compare_chart_svg(runs: Sequence[tuple[str, Sequence[float]]]) -> str:
     runs = [(label, [float(r) for r in rewards]) for label, rewards in runs]
     if not any(rewards for _, rewards in runs):
         return _empty("reward curves (no steps yet)")
-    curves = [(label, rewards, _cumulative(rewards)) for label, rewards in runs]
+    curves = [(label, rewards, list(accumulate(rewards))) for label, rewards in runs]
     values = [v for _, r, c in curves for v in (*r, *c)]
     low, high = min(0.0, *values), max(0.0, *values)
     high = high if high > low else low + 1.0
@@ -237,14 +238,6 @@ def _axis(low: float, high: float, y) -> str:
         f'font-size="9" fill="#64748B">{"0" if v == 0 else f"{v:+.3g}"}</text>'
         for v in sorted(kept, reverse=True)
     )
-
-
-def _cumulative(values: Sequence[float]) -> list[float]:
-    total, out = 0.0, []
-    for value in values:
-        total += value
-        out.append(total)
-    return out
 
 
 def _empty(label: str) -> str:
