@@ -2,8 +2,7 @@
 // `element`, `trigger`, `props` and `server` (server.act / server.autoplay call Python
 // directly, without the event queue). It wires the action buttons, keyboard shortcuts
 // (the keys environments declare, plus WASD for arrows), copy buttons and autoplay.
-const ALIASES = { w: "ArrowUp", a: "ArrowLeft", s: "ArrowDown", d: "ArrowRight" };
-const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
+// ALIASES, EDITABLE and actionButtonFor come from keys.js, put in front of this file.
 const api = (window.openenvPlayground = window.openenvPlayground || {});
 let inFlight = null;
 let queued = null;
@@ -87,14 +86,7 @@ element.addEventListener("click", (event) => {
   act(Number(button.dataset.i));
 });
 
-function buttonFor(key) {
-  const buttons = [...element.querySelectorAll("button.oe-act[data-key]")];
-  const lower = key.length === 1 ? key.toLowerCase() : key;
-  return (
-    buttons.find((b) => b.dataset.key === key || b.dataset.key.toLowerCase() === lower) ||
-    (ALIASES[lower] && buttons.find((b) => b.dataset.key === ALIASES[lower]))
-  );
-}
+const buttonFor = (key) => actionButtonFor(element, key);
 
 if (!api.keysInstalled) {
   api.keysInstalled = true;

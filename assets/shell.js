@@ -4,11 +4,10 @@
 // stage as the Gradio page, and answers the stage's buttons and keys. When Gradio loads, its
 // load event asks handoff() for the tab key (kept in sessionStorage, so per browser tab) and
 // adopts the episode; once Gradio's stage is drawn, the shell steps aside.
+// ALIASES, EDITABLE and actionButtonFor come from keys.js, put in front of this file.
 (() => {
   const shell = document.getElementById("oe-shell");
   if (!shell || window.openenvShell) return;
-  const ALIASES = { w: "ArrowUp", a: "ArrowLeft", s: "ArrowDown", d: "ArrowRight" };
-  const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
   const base = new URL(".", location.href);
   const STORE = "openenv-shell-tab:" + base.pathname;
   const stage = shell.querySelector(".oe-shell-stage");
@@ -68,19 +67,10 @@
     if (button && !button.disabled) run("act", { tab: key, index: Number(button.dataset.i) });
   });
 
-  function buttonFor(name) {
-    const buttons = [...stage.querySelectorAll("button.oe-act[data-key]")];
-    const lower = name.length === 1 ? name.toLowerCase() : name;
-    return (
-      buttons.find((b) => b.dataset.key === name || b.dataset.key.toLowerCase() === lower) ||
-      (ALIASES[lower] && buttons.find((b) => b.dataset.key === ALIASES[lower]))
-    );
-  }
-
   document.addEventListener("keydown", (event) => {
     if (!active || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.target.closest && event.target.closest(EDITABLE)) return;
-    const button = buttonFor(event.key);
+    const button = actionButtonFor(stage, event.key);
     if (!button) return;
     event.preventDefault();
     if (!button.disabled) button.click();

@@ -173,7 +173,7 @@ class _Page:
         self.stage = gr.HTML(
             '<div class="oe-stage"><section class="oe-main"><div class="oe-view">'
             '<div class="oe-empty">Starting…</div></div></section></div>',
-            js_on_load=asset("playground.js"),
+            js_on_load=asset("keys.js") + asset("playground.js"),
             server_functions=[act, autoplay, redraw],
             elem_id="oe-stage",
         )

@@ -48,7 +48,7 @@ def shell_html(ctx: ServerContext) -> str:
         "↺ Reset</button>"
         f'<div class="oe-shell-msg" role="status">{note}</div></div>'
         f'<div class="oe-shell-stage">{stage_html(empty)}</div></div></div>'
-        f"<script>{asset('shell.js')}</script></div>"
+        f"<script>{{{asset('keys.js')}{asset('shell.js')}}}</script></div>"  # keys.js block-scoped
     )
 
 
