@@ -9,12 +9,13 @@ Prints figures; asserts nothing. Reproduce with::
 1. Encoding: encode time, JSON size and decode time of one Pong frame per encoding.
 2. Steps/s of the same Pong loop (random legal actions, frameskip 4, RGB screen):
    raw ``ale-py`` in this process, ``AtariEnvironment.step`` in this process, and the typed
-   ``AtariEnv`` client over ``/ws`` to a uvicorn server (one session), per encoding. The ratio
-   to the raw rate measured in the same run is the figure the issue asks for (target ≥ 0.5).
-   A second line gives CPU time per step (this process, and the server read from ``/proc``):
-   on a busy machine wall-clock rates swing, CPU per step much less; a request and its answer
-   alternate between client and server, so on an idle machine a /ws step takes about
-   client + server CPU plus the loopback wake-ups.
+   ``AtariEnv`` client over ``/ws`` to a uvicorn server (one session each), blocking
+   (``.sync()``) and async, per encoding. The ratio to the raw rate measured in the same run
+   is the figure the issue asks for (target ≥ 0.5). CPU time per step is given for this
+   process and for the server (read from ``/proc``): on a busy machine wall-clock rates swing,
+   CPU per step much less. A request and its answer alternate between client and server, so
+   a /ws step takes about client + server CPU plus two wake-ups of an idle process; the last
+   line measures those wake-ups on a bare loopback socket (no framework).
 3. Browser: the playground autoplaying Pong and CartPole in headless Chromium; frames/s are
    counted from the playground's frame image changing (see ``browser_fps``).
 """
@@ -26,6 +27,7 @@ import asyncio
 import json
 import os
 import random
+import socket
 import statistics
 import sys
 import time
@@ -155,7 +157,7 @@ class Window:
         return self.steps / self.wall
 
 
-def sync_window(step, seconds: float) -> Window:
+def timed_window(step, seconds: float) -> Window:
     window = Window()
     while time.perf_counter() - window.wall < seconds:
         step()
@@ -175,18 +177,34 @@ async def ws_window(client, seconds: float, encoding: str, rng: random.Random) -
     return window.close()
 
 
+def sync_window(client, seconds: float, encoding: str, rng: random.Random) -> Window:
+    """The same loop with the blocking client (``.sync()``)."""
+    window = Window()
+    while time.perf_counter() - window.wall < seconds:
+        result = client.step(AtariAction(action_id=rng.randrange(6)))
+        result.observation.screen_array()
+        if result.done:
+            client.reset(frame_encoding=encoding)
+        window.steps += 1
+    return window.close()
+
+
 async def compare(url: str, encoding: str, windows: int, seconds: float) -> dict[str, list]:
-    """Alternate short windows of raw ale-py, env.step and /ws so they share the same load."""
+    """Alternate short windows of raw ale-py, env.step and both clients over /ws, so they share
+    the same load."""
     raw, local = RawAle(), LocalEnv(encoding)
-    runs: dict[str, list] = {"raw": [], "env": [], "ws": [], "bytes": []}
+    runs: dict[str, list] = {"raw": [], "env": [], "ws": [], "sync": [], "bytes": []}
     rng = random.Random(SEED)
     async with AtariEnv(base_url=url) as client:
         first = await client.reset(seed=SEED, frame_encoding=encoding)
         runs["bytes"].append(len(first.observation.model_dump_json()))
-        for _ in range(windows):
-            runs["raw"].append(sync_window(raw.step, seconds))
-            runs["env"].append(sync_window(local.step, seconds))
-            runs["ws"].append(await ws_window(client, seconds, encoding, rng))
+        with AtariEnv(base_url=url).sync() as blocking:
+            blocking.reset(seed=SEED, frame_encoding=encoding)
+            for _ in range(windows):
+                runs["raw"].append(timed_window(raw.step, seconds))
+                runs["env"].append(timed_window(local.step, seconds))
+                runs["ws"].append(await ws_window(client, seconds, encoding, rng))
+                runs["sync"].append(sync_window(blocking, seconds, encoding, rng))
     return runs
 
 
@@ -214,6 +232,37 @@ async def grid_windows(url: str, windows: int, seconds: float) -> list[Window]:
     return runs
 
 
+def wake_cost_us(busy_us: float, rounds: int) -> float:
+    """Round-trip cost beyond ``busy_us`` of a bare loopback TCP ping-pong whose peer computes
+    ``busy_us`` before answering: what the machine charges for waking an idle process (a
+    virtual CPU that went idle wakes slowly), with no framework at all."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        pid = os.fork()
+        if pid == 0:  # the peer: answer each message after busy_us of work
+            try:
+                peer = socket.create_connection(listener.getsockname())
+                peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                while data := peer.recv(65536):
+                    until = time.perf_counter() + busy_us / 1e6
+                    while time.perf_counter() < until:
+                        pass
+                    peer.sendall(data * 8)
+            finally:
+                os._exit(0)
+        conn, _ = listener.accept()
+    with conn:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        start = time.perf_counter()
+        for _ in range(rounds):
+            conn.sendall(b"x" * 64)
+            conn.recv(65536)
+        elapsed = time.perf_counter() - start
+    os.waitpid(pid, 0)
+    return elapsed / rounds * 1e6 - busy_us
+
+
 def bench_steps(quick: bool) -> None:
     windows, seconds = (4, 0.5) if quick else (10, 1.0)
     print(
@@ -225,28 +274,36 @@ def bench_steps(quick: bool) -> None:
         for encoding in ENCODINGS:
             n = max(2, windows // 4) if encoding == "list" else windows
             r = asyncio.run(compare(url, encoding, n, seconds))
-            raw, local, wire = (max(w.rate for w in r[k]) for k in ("raw", "env", "ws"))
-            pairs = statistics.median(
-                w.rate / a.rate for w, a in zip(r["ws"], r["raw"], strict=True)
-            )
+            raw, local = (max(w.rate for w in r[k]) for k in ("raw", "env"))
             print(
-                f"{encoding:>5}: raw ale-py {raw:6.0f}/s | env.step {local:6.0f}/s | "
-                f"/ws typed client {wire:6.0f}/s = {wire / raw:.2f}x raw "
-                f"(median window ratio {pairs:.2f}; {r['bytes'][0]:,} B/observation)"
+                f"{encoding:>5}: raw ale-py {raw:6.0f}/s | env.step {local:6.0f}/s "
+                f"| {r['bytes'][0]:,} B/observation | CPU per step: raw "
+                f"{cpu_us(r['raw'], 'cpu'):.0f} us, env.step {cpu_us(r['env'], 'cpu'):.0f} us"
             )
-            raw_cpu, env_cpu = cpu_us(r["raw"], "cpu"), cpu_us(r["env"], "cpu")
-            client_cpu, server_cpu = cpu_us(r["ws"], "cpu"), cpu_us(r["ws"], "server")
-            print(
-                f"{'':>5}  CPU per step: raw {raw_cpu:.0f} us | env.step {env_cpu:.0f} us | "
-                f"/ws client {client_cpu:.0f} + server {server_cpu:.0f} us "
-                f"(raw / (client + server) = {raw_cpu / (client_cpu + server_cpu):.2f})"
-            )
+            for key, label in (("sync", "blocking (.sync())"), ("ws", "async")):
+                wire = max(w.rate for w in r[key])
+                pairs = statistics.median(
+                    w.rate / a.rate for w, a in zip(r[key], r["raw"], strict=True)
+                )
+                client_cpu, server_cpu = cpu_us(r[key], "cpu"), cpu_us(r[key], "server")
+                print(
+                    f"{'':>7}/ws typed client, {label:>19}: {wire:6.0f}/s = {wire / raw:.2f}x raw "
+                    f"(median window ratio {pairs:.2f}) | CPU per step: client "
+                    f"{client_cpu:.0f} + server {server_cpu:.0f} us"
+                )
     with serve("grid_world_env.server.app:app", env=plain, timeout=300) as url:
         grid = asyncio.run(grid_windows(url, windows, seconds))
     client_cpu, server_cpu = cpu_us(grid, "cpu"), cpu_us(grid, "server")
     print(
         f"framework floor: grid world over /ws, typed client {max(w.rate for w in grid):6.0f}/s"
         f" | CPU per step: client {client_cpu:.0f} + server {server_cpu:.0f} us"
+    )
+    rounds = 1000 if quick else 3000
+    costs = {busy: min(wake_cost_us(busy, rounds) for _ in range(3)) for busy in (0, 300, 700)}
+    print(
+        "machine floor: a bare loopback TCP round trip whose peer computes for 0 / 300 / 700 us "
+        "costs " + " / ".join(f"{cost:.0f}" for cost in costs.values()) + " us more than the "
+        "computing (waking an idle CPU is what grows)"
     )
 
 

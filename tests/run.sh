@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "== installing Debian's chromium (browser tests)"
+missing=""
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"  # browser tests
+command -v openssl >/dev/null 2>&1 || missing="$missing openssl"  # a test certificate for wss://
+if [ -n "$missing" ]; then
+  echo "== installing Debian's$missing"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
 echo "== installing the project and its test dependencies"

@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 import websockets
 from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy import per use
 
+from openenv.client.blocking import BlockingConnection
 from openenv.client.mcp import ToolsMixin
 from openenv.core.errors import WIRE_CODES, ClientError
 from openenv.core.serialization import model_from_wire, step_result_from_wire
@@ -75,6 +76,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
         self._correlate = False
+        self._blocking = False  # set by .sync(): blocking I/O in the caller's thread
         self._provider = provider  # an openenv.runtime Provider this client stops on close
 
     # -- typing hooks (override only for unusual payloads) -------------------------------
@@ -113,29 +115,34 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
     async def connect(self) -> EnvClient[ActT, ObsT, StateT]:
         if self._ws is not None:
             return self
-        headers = dict(self._headers)
+        url, headers = ws_url(self.base_url), dict(self._headers)
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         try:
-            self._ws = await asyncio.wait_for(
-                websockets.connect(
-                    ws_url(self.base_url),
-                    additional_headers=headers or None,
-                    max_size=self._max_size,
-                    open_timeout=self._connect_timeout,
-                    ping_interval=20,
-                    ping_timeout=20,
-                    # Messages are small JSON (frames come pre-compressed): per-message
-                    # deflate would cost CPU and ~tens of KiB of zlib state per session.
-                    compression=None,
-                ),
-                timeout=self._connect_timeout + 1,
-            )
+            if self._blocking:  # .sync(): this thread does the I/O (openenv.client.blocking)
+                self._ws = BlockingConnection.open(
+                    url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
+                )
+            else:
+                self._ws = _AsyncConnection(
+                    await asyncio.wait_for(
+                        websockets.connect(
+                            url,
+                            additional_headers=headers or None,
+                            max_size=self._max_size,
+                            open_timeout=self._connect_timeout,
+                            ping_interval=20,
+                            ping_timeout=20,
+                            # Messages are small JSON (frames come pre-compressed): per-message
+                            # deflate would cost CPU and ~tens of KiB of zlib state per session.
+                            compression=None,
+                        ),
+                        timeout=self._connect_timeout + 1,
+                    )
+                )
         except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
-            raise ClientError(
-                f"cannot connect to {ws_url(self.base_url)}: {exc}", "CONNECT"
-            ) from exc
-        features = self._ws.response.headers.get("x-openenv-features", "")
+            raise ClientError(f"cannot connect to {url}: {exc}", "CONNECT") from exc
+        features = self._ws.headers.get("x-openenv-features", "")
         self._correlate = "request-id" in features.split(",")
         return self
 
@@ -144,14 +151,13 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         provider, self._provider = self._provider, None
         try:
             if ws is not None:
-                try:
-                    await ws.send(json.dumps({"type": "close"}))
-                except ConnectionClosed:
-                    pass
-                await ws.close()
+                await ws.close(json.dumps({"type": "close"}))
         finally:
             if provider is not None:
-                await asyncio.to_thread(provider.stop)
+                if self._blocking:
+                    provider.stop()
+                else:
+                    await asyncio.to_thread(provider.stop)
 
     async def __aenter__(self) -> EnvClient[ActT, ObsT, StateT]:
         return await self.connect()
@@ -213,10 +219,9 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             if request_id is not None:
                 message = {**message, "request_id": request_id}
             try:
-                with contextlib.suppress(ConnectionClosed):  # read its last words
-                    await self._ws.send(json.dumps(message))
-                async with asyncio.timeout(self._message_timeout):  # no extra task per call
-                    reply = await self._receive(request_id)
+                reply = await self._ws.request(
+                    json.dumps(message), request_id, self._message_timeout
+                )
             except TimeoutError:
                 raise ClientError(
                     f"no answer to {message['type']!r} within {self._message_timeout}s", "TIMEOUT"
@@ -233,13 +238,34 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             )
         return reply.get("data") or {}
 
-    async def _receive(self, request_id: str | None) -> dict[str, Any]:
-        """The reply to ``request_id``; a frame queued before a close is still delivered."""
-        while True:
-            reply = json.loads(await self._ws.recv())
-            if request_id is None or reply.get("request_id") in (None, request_id):
-                return reply
-            # A late answer to a call that timed out: drop it.
+
+class _AsyncConnection:
+    """The async client's connection (``websockets``' asyncio client) behind the interface
+    :class:`~openenv.client.blocking.BlockingConnection` shares."""
+
+    __slots__ = ("headers", "ws")
+
+    def __init__(self, ws: Any) -> None:
+        self.ws, self.headers = ws, ws.response.headers
+
+    async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
+        """Send ``text``; the answer to ``request_id`` (a frame queued before a close counts)."""
+        with contextlib.suppress(ConnectionClosed):  # read its last words
+            await self.ws.send(text)
+        async with asyncio.timeout(timeout):  # no extra task per call
+            while True:
+                reply = json.loads(await self.ws.recv())
+                if request_id is None or reply.get("request_id") in (None, request_id):
+                    return reply
+                # A late answer to a call that timed out: drop it.
+
+    async def close(self, goodbye: str | None = None) -> None:
+        try:
+            if goodbye is not None:
+                await self.ws.send(goodbye)
+        except ConnectionClosed:
+            pass
+        await self.ws.close()
 
 
 def _find_models(cls: type) -> tuple[Any, Any, Any]:

@@ -7,6 +7,9 @@ import threading
 from collections.abc import Coroutine
 from typing import Any
 
+from openenv.client.blocking import proxied, run_now
+from openenv.client.env_client import ws_url
+
 
 class _LoopThread:
     """A private event loop on a daemon thread; coroutines are submitted to it."""
@@ -29,20 +32,38 @@ class _LoopThread:
 
 
 class SyncEnvClient:
-    """Blocking twin of an :class:`EnvClient`: same methods, no ``await``."""
+    """Blocking twin of an :class:`EnvClient`: same methods, no ``await``.
+
+    Its calls run in the caller's thread on a blocking connection
+    (:mod:`openenv.client.blocking`): the async client's own methods are driven to their end
+    without an event loop, since none of their awaits suspends on that connection. Through a
+    proxy, and for other coroutine methods of a subclass, the async client runs on a private
+    event-loop thread instead. One call at a time: calls from several threads take turns.
+    """
 
     def __init__(self, client: Any) -> None:
         self._client = client
         self._loop: _LoopThread | None = None
+        self._turn = threading.Lock()
+        self._direct = not proxied(ws_url(client.base_url))
+        client._blocking = self._direct
 
     @property
     def client(self) -> Any:
         return self._client
 
     def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        if self._loop is None:
-            self._loop = _LoopThread()
-        return self._loop.run(coro)
+        """Run one of the client's own calls (they only await the connection)."""
+        if not self._direct:
+            return self._in_loop(coro)
+        with self._turn:
+            return run_now(coro)
+
+    def _in_loop(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        with self._turn:
+            if self._loop is None:
+                self._loop = _LoopThread()
+            return self._loop.run(coro)
 
     def connect(self) -> SyncEnvClient:
         self._run(self._client.connect())
@@ -64,18 +85,26 @@ class SyncEnvClient:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             result = attr(*args, **kwargs)
-            return self._run(result) if asyncio.iscoroutine(result) else result
+            return self._in_loop(result) if asyncio.iscoroutine(result) else result
 
         return call
 
     def close(self) -> None:
-        if self._loop is None:
-            return
         try:
             self._run(self._client.close())
         finally:
-            self._loop.stop()
-            self._loop = None
+            if self._loop is not None:
+                self._loop.stop()
+                self._loop = None
+
+    def list_tools(self) -> Any:
+        return self._run(self._client.list_tools())
+
+    def call_tool(self, name: str, /, **arguments: Any) -> Any:
+        return self._run(self._client.call_tool(name, **arguments))
+
+    def mcp_request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return self._run(self._client.mcp_request(method, params))
 
     def __enter__(self) -> SyncEnvClient:
         return self.connect()

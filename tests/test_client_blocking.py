@@ -1,0 +1,201 @@
+"""The blocking client (``.sync()``): the caller's thread does the I/O, on a real server.
+
+Covered here: it drives the async client's own methods without an event loop (also inside a
+running loop, as in Jupyter), idle connections answer the server's pings, a timed-out call's
+late answer never answers the next call, a full server and a server-side close give their wire
+codes, ``wss://`` works, and a configured proxy keeps the async client on a loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import OPENENV_SERVE_ARGS, ROOT, free_port, serve, stop_process_group
+from grid_world_env import GridWorldAction, GridWorldEnv
+
+from openenv.client import GenericEnvClient, blocking
+from openenv.client.blocking import BlockingConnection, run_now
+from openenv.core import ClientError
+
+PINGS = ["--ws-ping-interval", "0.3", "--ws-ping-timeout", "0.3"]
+
+
+@pytest.fixture(scope="module")
+def grid() -> Iterator[str]:
+    env = {"ENABLE_WEB_INTERFACE": "0", "MAX_CONCURRENT_ENVS": "2"}
+    with serve("grid_world_env.server.app:app", env=env, args=PINGS) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def probe() -> Iterator[str]:
+    with serve("wire_apps:app", args=["--app-dir", str(ROOT / "tests")]) as url:
+        yield url
+
+
+@pytest.fixture
+def keepalive(monkeypatch: pytest.MonkeyPatch):
+    """A fresh keepalive thread that reads idle connections every ``interval`` seconds."""
+
+    def use(interval: float) -> None:
+        monkeypatch.setattr(blocking, "KEEPALIVE_S", interval)
+        monkeypatch.setattr(blocking, "KEEPALIVE", blocking._Keepalive())
+
+    return use
+
+
+def test_calls_run_in_the_callers_thread_on_a_blocking_connection(grid: str) -> None:
+    with GridWorldEnv(base_url=grid).sync() as env:
+        env.reset(episode_id="direct")
+        assert isinstance(env.client._ws, BlockingConnection)
+        assert env.step(GridWorldAction(action="DOWN")).observation.x == 1
+        assert env.state().episode_id == "direct"
+        assert env._loop is None  # no event-loop thread was started
+
+
+def test_it_works_inside_a_running_event_loop(grid: str) -> None:
+    async def notebook_cell() -> int:  # Jupyter runs cells inside its own loop
+        with GridWorldEnv(base_url=grid).sync() as env:
+            env.reset()
+            return env.step(GridWorldAction(action="RIGHT")).observation.y
+
+    assert asyncio.run(notebook_cell()) == 1
+
+
+def test_an_idle_connection_answers_pings_and_keeps_its_episode(grid: str, keepalive) -> None:
+    keepalive(0.1)
+    with GridWorldEnv(base_url=grid).sync() as env:
+        env.reset()
+        env.step(GridWorldAction(action="DOWN"))
+        time.sleep(2.0)  # the server pings every 0.3 s and gives up after 0.3 s without a pong
+        assert env.step(GridWorldAction(action="DOWN")).observation.x == 2
+        assert env.state().step_count == 2
+
+
+def test_without_the_keepalive_the_server_drops_an_idle_connection(grid: str, keepalive) -> None:
+    keepalive(60.0)  # the control: nobody reads the socket during the pause
+    with GridWorldEnv(base_url=grid).sync() as env:
+        env.reset()
+        time.sleep(2.0)
+        with pytest.raises(ClientError) as dropped:
+            env.step(GridWorldAction(action="DOWN"))
+        assert "closed" in str(dropped.value)
+        assert env.reset().observation.x == 0  # the next call reconnects to a new session
+
+
+def test_a_timed_out_call_never_answers_the_next_one(probe: str) -> None:
+    with GenericEnvClient(base_url=probe, message_timeout_s=1).sync() as env:
+        env.reset()
+        with pytest.raises(ClientError) as late:
+            env.step({"label": "late", "hold": "b1"})
+        assert late.value.server_code == "TIMEOUT"
+        with GenericEnvClient(base_url=probe).sync() as other:  # let the held step finish
+            other.reset()
+            other.step({"label": "go", "release": "b1"})
+        result = env.step({"label": "next"})
+        assert (result.observation["label"], result.observation["count"]) == ("next", 2)
+
+
+def test_a_full_server_and_a_server_error_reach_the_caller(grid: str) -> None:
+    with GenericEnvClient(base_url=grid).sync() as one, GridWorldEnv(base_url=grid).sync() as two:
+        one.reset(), two.reset()
+        with pytest.raises(ClientError) as full:
+            GridWorldEnv(base_url=grid).sync().reset()
+        assert full.value.server_code == "CAPACITY_REACHED"
+        with pytest.raises(ClientError) as refused:  # the generic client sends it as it is
+            one.step({"action": "SIDEWAYS"})
+        assert refused.value.server_code == "VALIDATION_ERROR"
+        assert one.step({"action": "RIGHT"}).observation["y"] == 1  # the session is kept
+
+
+def test_connecting_to_nothing_fails_fast_with_a_clear_error() -> None:
+    env = GenericEnvClient(base_url=f"http://127.0.0.1:{free_port()}", connect_timeout_s=2)
+    with pytest.raises(ClientError) as failed:
+        env.sync().reset()
+    assert failed.value.server_code == "CONNECT"
+
+
+def test_a_silent_server_times_out_the_handshake() -> None:
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        env = GenericEnvClient(
+            base_url=f"http://127.0.0.1:{silent.getsockname()[1]}", connect_timeout_s=0.5
+        )
+        started = time.monotonic()
+        with pytest.raises(ClientError) as failed:
+            env.sync().connect()
+        assert failed.value.server_code == "CONNECT"
+        assert time.monotonic() - started < 5
+
+
+def test_run_now_refuses_a_coroutine_that_needs_a_loop() -> None:
+    async def sleeps() -> None:
+        await asyncio.sleep(0)
+
+    async def outer() -> None:
+        with pytest.raises(RuntimeError, match="event loop"):
+            run_now(sleeps())
+
+    asyncio.run(outer())
+
+
+def test_a_proxy_keeps_the_async_client_on_a_loop_thread(
+    grid: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("https_proxy", "http://proxy.invalid:3128")
+    monkeypatch.setenv("no_proxy", "")
+    sync = GridWorldEnv(base_url="https://user-env.hf.space").sync()
+    assert not sync._direct and not sync.client._blocking
+    monkeypatch.setenv("no_proxy", "user-env.hf.space")
+    assert GridWorldEnv(base_url="https://user-env.hf.space").sync()._direct
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The grid world over TLS with a self-signed certificate for 127.0.0.1."""
+    where = tmp_path_factory.mktemp("tls")
+    key, cert = where / "key.pem", where / "cert.pem"
+    make_cert = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    make_cert += ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+    make_cert += ["-addext", "subjectAltName=IP:127.0.0.1"]
+    subprocess.run(make_cert, check=True, capture_output=True)
+    port = free_port()
+    cmd = [sys.executable, "-m", "uvicorn", "grid_world_env.server.app:app"]
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    cmd += [*OPENENV_SERVE_ARGS, "--ssl-keyfile", str(key), "--ssl-certfile", str(cert)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            assert proc.poll() is None and time.monotonic() < deadline, "TLS server did not start"
+            time.sleep(0.1)
+        yield f"https://127.0.0.1:{port}", cert
+    finally:
+        stop_process_group(proc)
+
+
+def test_wss_works_with_a_trusted_certificate(tls_server, monkeypatch) -> None:
+    url, cert = tls_server
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    with GridWorldEnv(base_url=url).sync() as env:
+        env.reset()
+        assert env.step(GridWorldAction(action="DOWN")).observation.x == 1
+
+
+def test_wss_refuses_an_untrusted_certificate(tls_server) -> None:
+    url, _ = tls_server
+    with pytest.raises(ClientError) as refused:
+        GridWorldEnv(base_url=url, connect_timeout_s=5).sync().reset()
+    assert refused.value.server_code == "CONNECT"
+    assert "certificate" in str(refused.value).lower()
