@@ -20,7 +20,6 @@ Connections through a proxy stay on the async client (``websockets`` supports mo
 from __future__ import annotations
 
 import contextlib
-import json
 import select
 import socket
 import ssl
@@ -36,6 +35,8 @@ from websockets.frames import Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
+
+from openenv.core.serialization import load_json
 
 KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
 CLOSE_WAIT_S = 2.0
@@ -68,7 +69,7 @@ class BlockingConnection:
         self.sock, self.protocol = sock, protocol
         self.headers: Any = {}  # the handshake response's headers
         self._io = threading.Lock()  # held by a call, or by the keepalive thread
-        self._texts: list[str] = []  # messages read but not yet claimed by a call
+        self._texts: list[bytes] = []  # text messages (UTF-8) read but not yet claimed by a call
         self._parts: list[bytes] | None = None  # a fragmented message being assembled
         self._eof = False
 
@@ -116,7 +117,7 @@ class BlockingConnection:
             deadline = time.monotonic() + timeout
             while True:
                 while self._texts:
-                    reply = json.loads(self._texts.pop(0))
+                    reply = load_json(self._texts.pop(0))
                     if request_id is None or reply.get("request_id") in (None, request_id):
                         return reply
                 self._read(deadline)
@@ -212,7 +213,7 @@ class BlockingConnection:
             else:
                 continue  # pings, pongs and close frames are the protocol's business
             if frame.fin:
-                self._texts.append(b"".join(self._parts).decode())
+                self._texts.append(b"".join(self._parts))
                 self._parts = None
 
     def _flush(self) -> None:

@@ -24,7 +24,12 @@ from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy imp
 from openenv.client.blocking import BlockingConnection
 from openenv.client.mcp import ToolsMixin
 from openenv.core.errors import WIRE_CODES, ClientError
-from openenv.core.serialization import model_from_wire, step_result_from_wire
+from openenv.core.serialization import (
+    dump_json,
+    load_json,
+    model_from_wire,
+    step_result_from_wire,
+)
 from openenv.core.types import Action, Observation, State, StepResult
 
 ActT = TypeVar("ActT")
@@ -220,7 +225,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 message = {**message, "request_id": request_id}
             try:
                 reply = await self._ws.request(
-                    json.dumps(message), request_id, self._message_timeout
+                    dump_json(message), request_id, self._message_timeout
                 )
             except TimeoutError:
                 raise ClientError(
@@ -254,7 +259,7 @@ class _AsyncConnection:
             await self.ws.send(text)
         async with asyncio.timeout(timeout):  # no extra task per call
             while True:
-                reply = json.loads(await self.ws.recv())
+                reply = load_json(await self.ws.recv())
                 if request_id is None or reply.get("request_id") in (None, request_id):
                     return reply
                 # A late answer to a call that timed out: drop it.

@@ -10,8 +10,11 @@ Observation payloads match the ``openenv`` 0.10.x shape::
 from __future__ import annotations
 
 import functools
+import json
+from collections.abc import Callable
 from typing import Any, TypeVar
 
+import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from openenv.core.errors import InvalidAction
@@ -19,6 +22,31 @@ from openenv.core.types import Action, Observation, State, StepResult
 
 ObsT = TypeVar("ObsT", bound=Observation)
 ActT = TypeVar("ActT", bound=Action)
+
+
+def _json_encoder() -> Callable[[Any], str]:
+    """Compact JSON, the same text as ``json.dumps(separators=(",", ":"))`` (ASCII escapes,
+    ``Infinity``/``NaN``; only exponents are spelt ``1e-7`` instead of ``1e-07``), written by
+    pydantic-core about 4x faster; the standard library where pydantic-core is too old."""
+    options = {"ensure_ascii": True, "inf_nan_mode": "constants"}
+    try:
+        pydantic_core.to_json(None, **options)
+    except TypeError:  # pydantic-core without these options
+        return json.JSONEncoder(separators=(",", ":")).encode
+    to_json = pydantic_core.to_json
+
+    def encode(obj: Any) -> str:
+        return to_json(obj, **options).decode()
+
+    return encode
+
+
+dump_json = _json_encoder()  # messages are hot: every step sends and receives one
+
+
+def load_json(text: str | bytes) -> Any:
+    """``json.loads``' result (NaN and Infinity included), parsed by pydantic-core (~4x faster)."""
+    return pydantic_core.from_json(text, cache_strings="keys")
 
 
 def observation_to_wire(observation: Observation) -> dict[str, Any]:

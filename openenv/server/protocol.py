@@ -8,34 +8,12 @@ Outbound: ``{"type": "observation"|"state"|"error"|"mcp", "data": {...}}``, with
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import pydantic_core
-
 from openenv.core.errors import InvalidAction, InvalidJSON, OpenEnvError, UnknownMessageType
+from openenv.core.serialization import dump_json, load_json
 
 MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp"})
-
-
-def _json_encoder() -> Callable[[Any], str]:
-    """Compact JSON, the same text as ``json.dumps(separators=(",", ":"))`` (ASCII escapes,
-    ``Infinity``/``NaN``; only exponents are spelt ``1e-7`` instead of ``1e-07``), written by
-    pydantic-core about 4x faster; the standard library where pydantic-core is too old."""
-    options = {"ensure_ascii": True, "inf_nan_mode": "constants"}
-    try:
-        pydantic_core.to_json(None, **options)
-    except TypeError:  # pydantic-core without these options
-        return json.JSONEncoder(separators=(",", ":")).encode
-    to_json = pydantic_core.to_json
-
-    def encode(obj: Any) -> str:
-        return to_json(obj, **options).decode()
-
-    return encode
-
-
-_encode = _json_encoder()  # replies are hot
 
 
 class Message(NamedTuple):
@@ -51,8 +29,7 @@ def parse_message(raw: str | bytes | None) -> Message:
     if raw is None or isinstance(raw, bytes):
         raise InvalidJSON("binary frames are not supported: send JSON text frames")
     try:
-        # pydantic-core's parser: json.loads' results (NaN and Infinity included), 4x faster.
-        obj = pydantic_core.from_json(raw, cache_strings="keys")
+        obj = load_json(raw)
     except (ValueError, TypeError) as exc:
         raise InvalidJSON(f"message is not valid JSON: {exc}") from None
     if not isinstance(obj, dict):
@@ -84,7 +61,7 @@ def reply(kind: str, data: Any, request_id: Any = None) -> str:
     message: dict[str, Any] = {"type": kind, "data": data}
     if request_id is not None:
         message["request_id"] = request_id
-    return _encode(message)
+    return dump_json(message)
 
 
 def error_reply(error: OpenEnvError, request_id: Any = None) -> str:
