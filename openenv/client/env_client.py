@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 import websockets
 from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy import per use
 
-from openenv.client.blocking import BlockingConnection
+from openenv.client.connections import AsyncConnection, BlockingConnection, proxied
 from openenv.client.mcp import ToolsMixin
 from openenv.core.errors import WIRE_CODES, ClientError
 from openenv.core.serialization import (
@@ -124,12 +124,16 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         try:
-            if self._blocking:  # .sync(): this thread does the I/O (openenv.client.blocking)
+            if self._blocking:  # .sync(): this thread does the I/O
                 self._ws = BlockingConnection.open(
                     url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
                 )
-            else:
-                self._ws = _AsyncConnection(
+            elif not proxied(url):
+                self._ws = await AsyncConnection.open(
+                    url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
+                )
+            else:  # websockets' own client knows every kind of proxy
+                self._ws = _ProxiedConnection(
                     await asyncio.wait_for(
                         websockets.connect(
                             url,
@@ -244,9 +248,9 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         return reply.get("data") or {}
 
 
-class _AsyncConnection:
-    """The async client's connection (``websockets``' asyncio client) behind the interface
-    :class:`~openenv.client.blocking.BlockingConnection` shares."""
+class _ProxiedConnection:
+    """``websockets``' asyncio client behind the interface of
+    :mod:`openenv.client.connections` (used through a proxy)."""
 
     __slots__ = ("headers", "ws")
 

@@ -1,9 +1,11 @@
-"""The blocking client (``.sync()``): the caller's thread does the I/O, on a real server.
+"""The client's connections (openenv.client.connections) against real servers.
 
-Covered here: it drives the async client's own methods without an event loop (also inside a
-running loop, as in Jupyter), idle connections answer the server's pings, a timed-out call's
-late answer never answers the next call, a full server and a server-side close give their wire
-codes, ``wss://`` works, and a configured proxy keeps the async client on a loop thread.
+The blocking one (``.sync()``): the caller's thread does the I/O and it drives the async
+client's own methods without an event loop (also inside a running loop, as in Jupyter); idle
+connections answer the server's pings; a timed-out call's late answer never answers the next
+call; a full server and a refused action give their wire codes. Both: ``wss://`` works and an
+untrusted certificate is refused; a configured proxy hands the connection to ``websockets``'
+own client. (The async client's other behaviour is in test_client_env_client/test_server_ws.)
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ import pytest
 from conftest import OPENENV_SERVE_ARGS, ROOT, free_port, serve, stop_process_group
 from grid_world_env import GridWorldAction, GridWorldEnv
 
-from openenv.client import GenericEnvClient, blocking
-from openenv.client.blocking import BlockingConnection, run_now
+from openenv.client import GenericEnvClient, connections
+from openenv.client.connections import AsyncConnection, BlockingConnection, run_now
 from openenv.core import ClientError
 
 PINGS = ["--ws-ping-interval", "0.3", "--ws-ping-timeout", "0.3"]
@@ -46,8 +48,8 @@ def keepalive(monkeypatch: pytest.MonkeyPatch):
     """A fresh keepalive thread that reads idle connections every ``interval`` seconds."""
 
     def use(interval: float) -> None:
-        monkeypatch.setattr(blocking, "KEEPALIVE_S", interval)
-        monkeypatch.setattr(blocking, "KEEPALIVE", blocking._Keepalive())
+        monkeypatch.setattr(connections, "KEEPALIVE_S", interval)
+        monkeypatch.setattr(connections, "KEEPALIVE", connections._Keepalive())
 
     return use
 
@@ -59,6 +61,14 @@ def test_calls_run_in_the_callers_thread_on_a_blocking_connection(grid: str) -> 
         assert env.step(GridWorldAction(action="DOWN")).observation.x == 1
         assert env.state().episode_id == "direct"
         assert env._loop is None  # no event-loop thread was started
+
+
+async def test_the_async_client_answers_pings_while_idle(grid: str) -> None:
+    async with GridWorldEnv(base_url=grid) as env:
+        await env.reset()
+        assert isinstance(env._ws, AsyncConnection)
+        await asyncio.sleep(2.0)  # the server pings every 0.3 s and gives up after 0.3 s
+        assert (await env.step(GridWorldAction(action="DOWN"))).observation.x == 1
 
 
 def test_it_works_inside_a_running_event_loop(grid: str) -> None:
@@ -148,13 +158,17 @@ def test_run_now_refuses_a_coroutine_that_needs_a_loop() -> None:
     asyncio.run(outer())
 
 
-def test_a_proxy_keeps_the_async_client_on_a_loop_thread(
+async def test_a_proxy_hands_the_connection_to_websockets_own_client(
     grid: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("https_proxy", "http://proxy.invalid:3128")
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")  # nothing listens there
     monkeypatch.setenv("no_proxy", "")
-    sync = GridWorldEnv(base_url="https://user-env.hf.space").sync()
-    assert not sync._direct and not sync.client._blocking
+    sync = GridWorldEnv(base_url="https://user-env.hf.space", connect_timeout_s=2).sync()
+    assert not sync._direct and not sync.client._blocking  # async client on a loop thread
+    with pytest.raises(ClientError) as failed:  # it really went to the proxy
+        await GridWorldEnv(base_url="https://user-env.hf.space", connect_timeout_s=2).connect()
+    assert failed.value.server_code == "CONNECT"
+    assert "proxy" in str(failed.value).lower() or "127.0.0.1" in str(failed.value)
     monkeypatch.setenv("no_proxy", "user-env.hf.space")
     assert GridWorldEnv(base_url="https://user-env.hf.space").sync()._direct
 
@@ -193,9 +207,24 @@ def test_wss_works_with_a_trusted_certificate(tls_server, monkeypatch) -> None:
         assert env.step(GridWorldAction(action="DOWN")).observation.x == 1
 
 
+async def test_wss_works_with_the_async_client(tls_server, monkeypatch) -> None:
+    url, cert = tls_server
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    async with GridWorldEnv(base_url=url) as env:
+        await env.reset()
+        assert (await env.step(GridWorldAction(action="RIGHT"))).observation.y == 1
+
+
 def test_wss_refuses_an_untrusted_certificate(tls_server) -> None:
     url, _ = tls_server
     with pytest.raises(ClientError) as refused:
         GridWorldEnv(base_url=url, connect_timeout_s=5).sync().reset()
     assert refused.value.server_code == "CONNECT"
     assert "certificate" in str(refused.value).lower()
+
+    async def async_reset() -> None:
+        await GridWorldEnv(base_url=url, connect_timeout_s=5).reset()
+
+    with pytest.raises(ClientError) as refused_async:
+        asyncio.run(async_reset())
+    assert "certificate" in str(refused_async.value).lower()

@@ -1,0 +1,418 @@
+"""The client's WebSocket connections: ``websockets``' sans-I/O protocol on a plain socket.
+
+:class:`~websockets.client.ClientProtocol` does the handshake and the framing; the two classes
+here only move bytes, each the cheapest way for its caller:
+
+- :class:`AsyncConnection` (``async with Env(...)``) is an :class:`asyncio.Protocol`: bytes go
+  from the socket to the protocol in ``data_received``, which also answers pings, and a call
+  waits on one future. ``websockets``' own asyncio client adds a reader task, a message queue
+  and their wake-ups to every message, about a third of the client's CPU per step.
+- :class:`BlockingConnection` (``.sync()``): the calling thread writes the request and reads
+  the answer itself. It replaced a private event-loop thread, which made every call cross
+  threads twice and wake an idle thread twice; on a virtual machine each wake-up of an idle
+  CPU costs tens of microseconds, more than a fast environment's step. While it sits idle
+  between calls (a notebook cell, a debugger), one daemon thread shared by all of them reads it
+  every :data:`KEEPALIVE_S` seconds, so the server's pings are answered and the session
+  survives the pause; that thread never touches a connection while a call is using it.
+
+Both offer ``await request(text, request_id, timeout)`` and ``await close(goodbye)``; the
+blocking one's coroutines never suspend, so :func:`run_now` runs them without a loop.
+Connections through a proxy use ``websockets``' asyncio client, which supports every proxy kind
+(``EnvClient`` decides; see :func:`proxied`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import select
+import socket
+import ssl
+import threading
+import time
+import weakref
+from collections.abc import Coroutine
+from typing import Any
+
+from websockets.client import ClientProtocol
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Opcode
+from websockets.http11 import Response
+from websockets.protocol import State
+from websockets.uri import parse_uri
+
+from openenv.core.serialization import load_json
+
+KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
+CLOSE_WAIT_S = 2.0
+RECV_BYTES = 256 * 1024
+
+
+def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
+    """The result of a coroutine that finishes without suspending (blocking I/O inside)."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("this call needs an event loop; use the async client for it")
+
+
+def proxied(url: str) -> bool:
+    """Whether ``websockets`` would connect to ``url`` through a proxy (from the environment)."""
+    try:
+        from websockets.proxy import get_proxy  # websockets >= 15
+    except ImportError:
+        return False
+    return get_proxy(parse_uri(url)) is not None
+
+
+class _SansIO:
+    """What both connections share: the protocol, and the messages it delivered."""
+
+    def __init__(self, protocol: ClientProtocol) -> None:
+        self.protocol = protocol
+        self.headers: Any = {}  # the handshake response's headers
+        self._texts: list[bytes] = []  # text messages (UTF-8) read but not yet claimed by a call
+        self._parts: list[bytes] | None = None  # a fragmented message being assembled
+        self._eof = False
+
+    @staticmethod
+    def _protocol(url: str, headers: dict[str, str], max_size: int | None) -> ClientProtocol:
+        """A protocol for ``url`` whose handshake request (with ``headers``) is ready to go."""
+        protocol = ClientProtocol(parse_uri(url), max_size=max_size)
+        request = protocol.connect()
+        for name, value in headers.items():
+            request.headers[name] = value
+        protocol.send_request(request)
+        return protocol
+
+    def _response(self) -> Response | None:
+        """The handshake's answer once it arrived (raises if the server refused)."""
+        events = self.protocol.events_received()
+        for i, event in enumerate(events):
+            if isinstance(event, Response):
+                if self.protocol.handshake_exc is not None:
+                    raise self.protocol.handshake_exc
+                self._collect(events[i + 1 :])  # frames that came in with the response
+                return event
+        if self._eof:
+            raise ConnectionError("the server closed the connection during the handshake")
+        return None
+
+    def _collect(self, frames: list[Any] | None = None) -> None:
+        for frame in self.protocol.events_received() if frames is None else frames:
+            if frame.opcode is Opcode.TEXT:
+                self._parts = [frame.data]
+            elif frame.opcode is Opcode.CONT and self._parts is not None:
+                self._parts.append(frame.data)
+            else:
+                continue  # pings, pongs and close frames are the protocol's business
+            if frame.fin:
+                self._texts.append(b"".join(self._parts))
+                self._parts = None
+
+    def _answer(self, request_id: str | None) -> dict[str, Any] | None:
+        """The answer to ``request_id`` among the messages read (any answer if it is None).
+
+        A message left over from a call that timed out is recognised by its ``request_id``
+        and dropped."""
+        while self._texts:
+            reply = load_json(self._texts.pop(0))
+            if request_id is None or reply.get("request_id") in (None, request_id):
+                return reply
+        return None
+
+    def _finished(self) -> bool:
+        return self._eof or self.protocol.state is State.CLOSED
+
+    def _closed(self) -> ConnectionClosed:
+        if self.protocol.state is State.CLOSED:
+            return self.protocol.close_exc
+        return ConnectionClosed(self.protocol.close_rcvd, self.protocol.close_sent)
+
+
+class AsyncConnection(asyncio.Protocol, _SansIO):
+    """One WebSocket connection on the running event loop; see the module docstring."""
+
+    def __init__(self, protocol: ClientProtocol) -> None:
+        _SansIO.__init__(self, protocol)
+        self.transport: asyncio.Transport | None = None
+        self._waiter: asyncio.Future[None] | None = None
+
+    @classmethod
+    async def open(
+        cls, url: str, *, headers: dict[str, str], max_size: int | None, timeout: float
+    ) -> AsyncConnection:
+        """Connect (TCP, TLS for ``wss://``, the WebSocket handshake) within ``timeout`` s.
+
+        Raises ``OSError`` (``TimeoutError`` included) or ``websockets.InvalidHandshake``.
+        """
+        uri = parse_uri(url)
+        conn = cls(cls._protocol(url, headers, max_size))
+        tls = ssl.create_default_context() if uri.secure else None
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                await loop.create_connection(lambda: conn, uri.host, uri.port, ssl=tls)
+                conn._flush()
+                while (response := conn._response()) is None:
+                    await conn._wait()
+        except BaseException:
+            if conn.transport is not None:
+                conn.transport.close()
+            raise
+        conn.headers = response.headers
+        return conn
+
+    async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
+        """Send ``text``; return the answer to ``request_id`` (see :meth:`_SansIO._answer`).
+
+        Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
+        """
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_text(text.encode())
+            self._flush()
+        async with asyncio.timeout(timeout):
+            while True:
+                self._collect()
+                reply = self._answer(request_id)
+                if reply is not None:
+                    return reply
+                if self._finished():
+                    raise self._closed()
+                await self._wait()
+
+    async def close(self, goodbye: str | None = None) -> None:
+        """Say ``goodbye`` (a last message), close the WebSocket, then the socket."""
+        try:
+            if self.protocol.state is State.OPEN:
+                if goodbye is not None:
+                    self.protocol.send_text(goodbye.encode())
+                self.protocol.send_close()
+                self._flush()
+            async with asyncio.timeout(CLOSE_WAIT_S):
+                while not self._finished():
+                    await self._wait()
+        except TimeoutError:
+            pass  # closing anyway
+        finally:
+            if self.transport is not None:
+                self.transport.close()
+
+    # -- asyncio.Protocol --------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.protocol.receive_data(data)
+        self._flush()  # pongs and close replies go out at once
+        self._wake()
+
+    def eof_received(self) -> None:
+        self._end()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _end(self) -> None:
+        if not self._eof:
+            self._eof = True
+            self.protocol.receive_eof()
+        self._wake()
+
+    def _flush(self) -> None:
+        transport = self.transport
+        for data in self.protocol.data_to_send():
+            if transport is None or transport.is_closing():
+                return
+            if data:
+                transport.write(data)
+            elif transport.can_write_eof():  # the protocol is done writing: half-close
+                transport.write_eof()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def _wait(self) -> None:
+        """Until the next data, end of stream, or the caller's timeout."""
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
+class BlockingConnection(_SansIO):
+    """One WebSocket connection used from one thread at a time; see the module docstring."""
+
+    def __init__(self, sock: socket.socket, protocol: ClientProtocol) -> None:
+        super().__init__(protocol)
+        self.sock = sock
+        self._io = threading.Lock()  # held by a call, or by the keepalive thread
+
+    @classmethod
+    def open(
+        cls, url: str, *, headers: dict[str, str], max_size: int | None, timeout: float
+    ) -> BlockingConnection:
+        """Connect (TCP, TLS for ``wss://``, the WebSocket handshake) within ``timeout`` s.
+
+        Raises ``OSError`` (``TimeoutError`` included) or ``websockets.InvalidHandshake``.
+        """
+        uri = parse_uri(url)
+        deadline = time.monotonic() + timeout
+        sock = socket.create_connection((uri.host, uri.port), timeout=timeout)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if uri.secure:
+                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=uri.host)
+            conn = cls(sock, cls._protocol(url, headers, max_size))
+            conn._flush()
+            while (response := conn._response()) is None:
+                conn._read(deadline, handshake=True)
+            conn.headers = response.headers
+        except BaseException:
+            sock.close()
+            raise
+        KEEPALIVE.add(conn)
+        return conn
+
+    # -- the interface EnvClient uses ------------------------------------------------------
+
+    async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
+        """Send ``text``; return the answer to ``request_id`` (see :meth:`_SansIO._answer`).
+
+        Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
+        """
+        with self._io:
+            if self.protocol.state is State.OPEN:
+                self.protocol.send_text(text.encode())
+                self._flush()
+            deadline = time.monotonic() + timeout
+            while (reply := self._answer(request_id)) is None:
+                self._read(deadline)
+            return reply
+
+    async def close(self, goodbye: str | None = None) -> None:
+        """Say ``goodbye`` (a last message), close the WebSocket, then the socket."""
+        with self._io:
+            KEEPALIVE.discard(self)
+            try:
+                if self.protocol.state is State.OPEN:
+                    if goodbye is not None:
+                        self.protocol.send_text(goodbye.encode())
+                    self.protocol.send_close()
+                    self._flush()
+                deadline = time.monotonic() + CLOSE_WAIT_S
+                while not self._finished():
+                    self._read(deadline)
+            except (OSError, ConnectionClosed):
+                pass  # closing anyway
+            finally:
+                self.sock.close()
+
+    # -- keepalive ---------------------------------------------------------------------------
+
+    def pump_idle(self) -> bool:
+        """Read what arrived while no call was running (answers pings); False once closed."""
+        if not self._io.acquire(blocking=False):
+            return True  # a call is reading: it answers pings itself
+        try:
+            if self.sock.fileno() < 0:
+                return False  # closed
+            while not self._eof and self._readable():
+                self._read(time.monotonic())
+            return not self._finished()
+        except (OSError, ConnectionClosed):
+            return False
+        finally:
+            self._io.release()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _readable(self) -> bool:
+        if isinstance(self.sock, ssl.SSLSocket) and self.sock.pending():
+            return True
+        return bool(select.select([self.sock], [], [], 0)[0])
+
+    def _read(self, deadline: float, *, handshake: bool = False) -> None:
+        """One read from the socket into the protocol; pongs and close replies go out."""
+        if self._eof or self.sock.fileno() < 0:
+            raise self._closed()
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 and not self._readable():
+            raise TimeoutError("no data before the deadline")
+        self.sock.settimeout(max(remaining, 0.0))
+        try:
+            data = self.sock.recv(RECV_BYTES)
+        except (BlockingIOError, ssl.SSLWantReadError):
+            return  # readable, but not a whole TLS record yet
+        except (ConnectionResetError, BrokenPipeError):
+            data = b""
+        if data:
+            self.protocol.receive_data(data)
+        else:
+            self._eof = True
+            self.protocol.receive_eof()
+        self._flush()
+        if not handshake:
+            self._collect()
+            if self._finished() and not self._texts:
+                KEEPALIVE.discard(self)
+                self.sock.close()  # nothing more can come: free the socket now
+                raise self._closed()
+
+    def _flush(self) -> None:
+        for data in self.protocol.data_to_send():
+            try:
+                if data:
+                    self.sock.sendall(data)
+                else:  # the protocol is done writing: half-close
+                    self.sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                self._eof = True
+                with contextlib.suppress(Exception):
+                    self.protocol.receive_eof()
+                return
+
+
+class _Keepalive:
+    """The one daemon thread that reads idle blocking connections (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._conns: weakref.WeakSet[BlockingConnection] = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, conn: BlockingConnection) -> None:
+        with self._lock:
+            self._conns.add(conn)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="openenv-keepalive", daemon=True
+                )
+                self._thread.start()
+
+    def discard(self, conn: BlockingConnection) -> None:
+        with self._lock:
+            self._conns.discard(conn)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(KEEPALIVE_S)
+            with self._lock:
+                conns = list(self._conns)
+                if not conns:
+                    self._thread = None
+                    return
+            for conn in conns:
+                if not conn.pump_idle():
+                    self.discard(conn)
+
+
+KEEPALIVE = _Keepalive()
