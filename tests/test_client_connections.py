@@ -15,6 +15,7 @@ import contextlib
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,9 +23,12 @@ from pathlib import Path
 import pytest
 from conftest import OPENENV_SERVE_ARGS, ROOT, free_port, serve, stop_process_group
 from grid_world_env import GridWorldAction, GridWorldEnv
+from websockets.datastructures import Headers
+from websockets.exceptions import InvalidHandshake, InvalidStatus
+from websockets.http11 import Response
 
 from openenv.client import GenericEnvClient, connections
-from openenv.client.connections import AsyncConnection, BlockingConnection, run_now
+from openenv.client.connections import AsyncConnection, BlockingConnection, redirect, run_now
 from openenv.core import ClientError
 
 PINGS = ["--ws-ping-interval", "0.3", "--ws-ping-timeout", "0.3"]
@@ -228,3 +232,52 @@ def test_wss_refuses_an_untrusted_certificate(tls_server) -> None:
     with pytest.raises(ClientError) as refused_async:
         asyncio.run(async_reset())
     assert "certificate" in str(refused_async.value).lower()
+
+
+@pytest.fixture
+def redirector(grid: str) -> Iterator[str]:
+    """An HTTP server that answers every request with a 307 to the grid world's /ws."""
+    target = grid.replace("http://", "ws://") + "/ws"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def answer() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                with conn:
+                    conn.recv(65536)
+                    conn.sendall(
+                        b"HTTP/1.1 307 Temporary Redirect\r\nLocation: "
+                        + target.encode()
+                        + b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
+
+    threading.Thread(target=answer, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+
+
+async def test_both_clients_follow_a_redirect(redirector: str) -> None:
+    async with GridWorldEnv(base_url=redirector) as env:
+        assert (await env.reset()).observation.x == 0
+    with GridWorldEnv(base_url=redirector).sync() as blocking:
+        blocking.reset()
+        assert blocking.step(GridWorldAction(action="DOWN")).observation.x == 1
+
+
+def test_redirects_keep_credentials_at_their_origin_and_never_drop_tls() -> None:
+    def status(code: int, location: str) -> InvalidStatus:
+        return InvalidStatus(Response(code, "", Headers({"Location": location})))
+
+    token = {"Authorization": "Bearer s3cret", "X-Trace": "1"}
+    same = redirect("ws://a.example/ws", token, status(307, "/envs/x/ws"))
+    assert same == ("ws://a.example/envs/x/ws", token)
+    other = redirect("wss://a.example/ws", token, status(302, "wss://b.example/ws"))
+    assert other == ("wss://b.example/ws", {"X-Trace": "1"})
+    with pytest.raises(InvalidHandshake, match="insecure"):
+        redirect("wss://a.example/ws", token, status(301, "ws://a.example/ws"))
+    refused = status(403, "/elsewhere")
+    with pytest.raises(InvalidStatus):
+        redirect("ws://a.example/ws", token, refused)

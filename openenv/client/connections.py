@@ -30,12 +30,13 @@ import socket
 import ssl
 import threading
 import time
+import urllib.parse
 import weakref
 from collections.abc import Coroutine
 from typing import Any
 
 from websockets.client import ClientProtocol
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.frames import Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
@@ -56,6 +57,33 @@ def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
         return done.value
     coro.close()
     raise RuntimeError("this call needs an event loop; use the async client for it")
+
+
+REDIRECT_CODES = frozenset({300, 301, 302, 303, 307, 308})
+MAX_REDIRECTS = 10
+
+
+def redirect(url: str, headers: dict[str, str], exc: Exception) -> tuple[str, dict[str, str]]:
+    """Where a handshake answered with a redirect goes next: the URL and the headers to send.
+
+    ``websockets``' rules: no redirect from ``wss://`` to ``ws://``, and credentials
+    (``Authorization``, ``Cookie``) are not sent to another origin. Raises ``exc`` when it is
+    not a redirect that can be followed.
+    """
+    response = getattr(exc, "response", None)
+    location = response.headers.get("Location") if response is not None else None
+    if not isinstance(exc, InvalidStatus) or response.status_code not in REDIRECT_CODES:
+        raise exc
+    if not location:
+        raise exc
+    target = urllib.parse.urljoin(url, location)
+    old, new = parse_uri(url), parse_uri(target)
+    if old.secure and not new.secure:
+        raise InvalidHandshake(f"refusing a redirect from {url} to the insecure {target}")
+    if (old.secure, old.host, old.port) != (new.secure, new.host, new.port):
+        secret = {"authorization", "cookie", "proxy-authorization"}
+        headers = {k: v for k, v in headers.items() if k.lower() not in secret}
+    return target, headers
 
 
 def proxied(url: str) -> bool:

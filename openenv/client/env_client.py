@@ -21,7 +21,13 @@ from typing import Any, Generic, TypeVar
 import websockets
 from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy import per use
 
-from openenv.client.connections import AsyncConnection, BlockingConnection, proxied
+from openenv.client.connections import (
+    MAX_REDIRECTS,
+    AsyncConnection,
+    BlockingConnection,
+    proxied,
+    redirect,
+)
 from openenv.client.mcp import ToolsMixin
 from openenv.core.errors import WIRE_CODES, ClientError
 from openenv.core.serialization import (
@@ -124,36 +130,46 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         try:
-            if self._blocking:  # .sync(): this thread does the I/O
-                self._ws = BlockingConnection.open(
-                    url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
-                )
-            elif not proxied(url):
-                self._ws = await AsyncConnection.open(
-                    url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
-                )
-            else:  # websockets' own client knows every kind of proxy
-                self._ws = _ProxiedConnection(
-                    await asyncio.wait_for(
-                        websockets.connect(
-                            url,
-                            additional_headers=headers or None,
-                            max_size=self._max_size,
-                            open_timeout=self._connect_timeout,
-                            ping_interval=20,
-                            ping_timeout=20,
-                            # Messages are small JSON (frames come pre-compressed): per-message
-                            # deflate would cost CPU and ~tens of KiB of zlib state per session.
-                            compression=None,
-                        ),
-                        timeout=self._connect_timeout + 1,
-                    )
-                )
+            for _ in range(MAX_REDIRECTS + 1):  # the first try, then each redirect
+                try:
+                    self._ws = await self._open(url, headers)
+                    break
+                except websockets.InvalidStatus as exc:
+                    url, headers = redirect(url, headers, exc)
+            else:
+                raise websockets.InvalidHandshake(f"more than {MAX_REDIRECTS} redirects")
         except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
             raise ClientError(f"cannot connect to {url}: {exc}", "CONNECT") from exc
         features = self._ws.headers.get("x-openenv-features", "")
         self._correlate = "request-id" in features.split(",")
         return self
+
+    async def _open(self, url: str, headers: dict[str, str]) -> Any:
+        """A connection to ``url``: see :mod:`openenv.client.connections` for which."""
+        if self._blocking:  # .sync(): this thread does the I/O
+            return BlockingConnection.open(
+                url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
+            )
+        if not proxied(url):
+            return await AsyncConnection.open(
+                url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
+            )
+        # websockets' own client knows every kind of proxy (and follows redirects itself).
+        ws = await asyncio.wait_for(
+            websockets.connect(
+                url,
+                additional_headers=headers or None,
+                max_size=self._max_size,
+                open_timeout=self._connect_timeout,
+                ping_interval=20,
+                ping_timeout=20,
+                # Messages are small JSON (frames come pre-compressed): per-message deflate
+                # would cost CPU and ~tens of KiB of zlib state per session.
+                compression=None,
+            ),
+            timeout=self._connect_timeout + 1,
+        )
+        return _ProxiedConnection(ws)
 
     async def close(self) -> None:
         ws, self._ws = self._ws, None
