@@ -151,6 +151,14 @@ class _SansIO:
                 return reply
         return None
 
+    def _queue(self, text: str | None, *, close: bool = False) -> None:
+        """Queue ``text`` (and a close frame) for the driver's next flush, if still open."""
+        if self.protocol.state is State.OPEN:
+            if text is not None:
+                self.protocol.send_text(text.encode())
+            if close:
+                self.protocol.send_close()
+
     def _finished(self) -> bool:
         return self._eof or self.protocol.state is State.CLOSED
 
@@ -198,9 +206,8 @@ class AsyncConnection(asyncio.Protocol, _SansIO):
 
         Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
         """
-        if self.protocol.state is State.OPEN:
-            self.protocol.send_text(text.encode())
-            self._flush()
+        self._queue(text)
+        self._flush()
         async with asyncio.timeout(timeout):
             while True:
                 self._collect()
@@ -214,11 +221,8 @@ class AsyncConnection(asyncio.Protocol, _SansIO):
     async def close(self, goodbye: str | None = None) -> None:
         """Say ``goodbye`` (a last message), close the WebSocket, then the socket."""
         try:
-            if self.protocol.state is State.OPEN:
-                if goodbye is not None:
-                    self.protocol.send_text(goodbye.encode())
-                self.protocol.send_close()
-                self._flush()
+            self._queue(goodbye, close=True)
+            self._flush()
             async with asyncio.timeout(CLOSE_WAIT_S):
                 while not self._finished():
                     await self._wait()
@@ -318,9 +322,8 @@ class BlockingConnection(_SansIO):
         Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
         """
         with self._io:
-            if self.protocol.state is State.OPEN:
-                self.protocol.send_text(text.encode())
-                self._flush()
+            self._queue(text)
+            self._flush()
             deadline = time.monotonic() + timeout
             while (reply := self._answer(request_id)) is None:
                 self._read(deadline)
@@ -331,11 +334,8 @@ class BlockingConnection(_SansIO):
         with self._io:
             KEEPALIVE.discard(self)
             try:
-                if self.protocol.state is State.OPEN:
-                    if goodbye is not None:
-                        self.protocol.send_text(goodbye.encode())
-                    self.protocol.send_close()
-                    self._flush()
+                self._queue(goodbye, close=True)
+                self._flush()
                 deadline = time.monotonic() + CLOSE_WAIT_S
                 while not self._finished():
                     self._read(deadline)
