@@ -104,14 +104,26 @@ def assert_legible(found: dict[str, float], scheme: str, where: str) -> None:
     assert not faint, f"hard to read on the {where} in {scheme} mode (contrast ratios): {faint}"
 
 
-@pytest.mark.parametrize("scheme", ["dark", "light"])
-def test_text_is_legible_in_the_shell_and_on_the_gradio_page(browser, grid_server, scheme):
-    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+@pytest.mark.parametrize(
+    ("browser_scheme", "theme"),
+    [("dark", None), ("light", None), ("light", "dark"), ("dark", "light")],
+    ids=["dark", "light", "light-browser-theme-dark", "dark-browser-theme-light"],
+)
+def test_text_is_legible_in_the_shell_and_on_the_gradio_page(
+    browser, grid_server, browser_scheme, theme
+):
+    """``?__theme=`` (a Space embedded on the Hub passes the site's theme) beats the browser's
+    colour scheme on the Gradio page, so it must on the shell too, or the handoff flashes."""
+    scheme = theme or browser_scheme
+    context = browser.new_context(
+        color_scheme=browser_scheme, viewport={"width": 1280, "height": 900}
+    )
     page = context.new_page()
     held = []
     page.route(BUNDLE, lambda route: held.append(route))
     try:
-        page.goto(grid_server + "/web/", wait_until="commit")
+        query = f"?__theme={theme}" if theme else ""
+        page.goto(grid_server + "/web/" + query, wait_until="commit")
         page.click(f"{SHELL} .oe-shell-reset")
         page.wait_for_selector(f"{SHELL} .oe-act:not([disabled])")
         page.keyboard.press("ArrowDown")

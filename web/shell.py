@@ -17,8 +17,10 @@ server with an API token the shell's Reset stays disabled: the token form comes 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI
 from starlette.routing import get_route_path
@@ -38,8 +40,9 @@ def shell_html(ctx: ServerContext) -> str:
     locked = ctx.token is not None
     empty = WebTab(key="", session_hash=None, authorized=not locked)
     note = html.escape(LOCKED_NOTE) if locked else ""
+    css = asset("shell.css")
     return (
-        f'<div id="{SHELL_ID}"><style>{asset("playground.css")}{asset("shell.css")}</style>'
+        f'<div id="{SHELL_ID}"><style>{asset("playground.css")}{css}{forced_dark_rule(css)}</style>'
         f'<div class="oe-shell-wrap"><div class="oe-shell-head">{header_html(ctx)}</div>'
         '<div class="oe-shell-row"><div class="oe-shell-controls">'
         '<p class="oe-panel-title">Episode</p>'
@@ -50,6 +53,25 @@ def shell_html(ctx: ServerContext) -> str:
         f'<div class="oe-shell-stage">{stage_html(empty)}</div></div></div>'
         f"<script>{{{asset('keys.js')}{asset('shell.js')}}}</script></div>"  # keys.js block-scoped
     )
+
+
+def forced_dark_rule(css: str) -> str:
+    """shell.css's dark-scheme block as a rule for ``data-theme="dark"`` (``?__theme=dark``)."""
+    dark = r"@media \(prefers-color-scheme: dark\) \{\s*#oe-shell[^{]*\{(.*?)\}"
+    block = re.search(dark, css, re.S)
+    if block is None:
+        raise ValueError("shell.css has no dark-scheme block for #oe-shell")
+    return f'#{SHELL_ID}[data-theme="dark"] {{{block[1]}}}'
+
+
+def themed(markup: bytes, query: bytes) -> bytes:
+    """``markup`` with ``data-theme`` when the page was asked for with ``?__theme=dark|light``
+    (Gradio then follows the parameter instead of the browser's colour scheme)."""
+    theme = dict(parse_qsl(query.decode("latin-1"))).get("__theme")
+    if theme not in ("dark", "light"):
+        return markup
+    opening = f'<div id="{SHELL_ID}">'.encode()
+    return markup.replace(opening, opening[:-1] + f' data-theme="{theme}">'.encode(), 1)
 
 
 def mount_shell(app: FastAPI, path: str, markup: str) -> None:
@@ -71,6 +93,7 @@ class _ShellInjector:
             return
         start: dict[str, Any] = {}
         body: list[bytes] = []
+        markup = themed(self.markup, scope.get("query_string", b""))
 
         async def buffer(message: dict) -> None:
             if message["type"] == "http.response.start":
@@ -78,18 +101,19 @@ class _ShellInjector:
             elif message["type"] == "http.response.body":
                 body.append(message.get("body", b""))
                 if not message.get("more_body", False):
-                    await self._send_page(start, b"".join(body), send)
+                    await self._send_page(start, b"".join(body), markup, send)
             else:
                 await send(message)
 
         await self.app(scope, receive, buffer)
 
-    async def _send_page(self, start: dict, page: bytes, send: Callable) -> None:
+    @staticmethod
+    async def _send_page(start: dict, page: bytes, markup: bytes, send: Callable) -> None:
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
         is_html = any(k.lower() == b"content-type" and b"text/html" in v for k, v in headers)
         encoded = any(k.lower() == b"content-encoding" for k, _ in headers)
         if start.get("status") == 200 and is_html and not encoded:
-            page = insert_after_body_tag(page, self.markup)
+            page = insert_after_body_tag(page, markup)
         headers.append((b"content-length", str(len(page)).encode()))
         await send({**start, "headers": headers})
         await send({"type": "http.response.body", "body": page})
