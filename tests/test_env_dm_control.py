@@ -104,3 +104,28 @@ def test_buttons_and_the_form_schema_come_from_the_action_spec():
     schema = action_model("cheetah", "run").model_json_schema()["properties"]["values"]
     assert schema["minItems"] == schema["maxItems"] == 6
     assert schema["prefixItems"][0] == {"type": "number", "minimum": -1.0, "maximum": 1.0}
+
+
+def test_calls_from_different_threads_share_one_gl_context():
+    """The server may run one session's calls on different worker threads (and a fast client
+    makes that likely): the GL context must not care. It failed with "this context is already
+    current on another thread" before the env drew on a thread of its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    env = DMControlEnvironment()
+    frames = []
+    try:
+        for i in range(3):
+            with ThreadPoolExecutor(max_workers=1) as fresh:  # a new thread for every call
+                if i == 0:
+                    obs = fresh.submit(env.reset, seed=1, render=True, render_height=48).result()
+                else:
+                    obs = fresh.submit(env.step, DMControlAction(values=[1.0])).result()
+                frames.append(obs.pixels_array())
+        frames.append(env.render().pixels)  # and the playground's render, from this thread
+        env.reset(seed=1, domain_name="walker", task_name="walk", render=True)  # new task
+        assert env.render().pixels.shape == (240, 320, 3)
+    finally:
+        env.close()
+    assert all(f.shape == (48, 320, 3) for f in frames[:3])
+    assert not np.array_equal(frames[0], frames[2])  # the cart moved

@@ -22,13 +22,16 @@ an out-of-bounds value is refused and the simulation is unchanged. Buttons: for 
 actions, full left / zero / full right on the arrow keys; otherwise a zero action.
 
 Reward: the task's reward in [0, 1] per step. Rendering uses ``MUJOCO_GL`` (``egl`` unless set;
-``osmesa`` needs Debian's ``libosmesa6``).
+``osmesa`` needs Debian's ``libosmesa6``). An OpenGL context belongs to the thread that made it
+current, and a server may run one session's calls on different threads, so every call that
+touches the context (drawing, freeing) runs on one thread of the environment's own.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -94,6 +97,7 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         self._encoding = "zlib"
         self._frame: np.ndarray | None = None
         self._state = DMControlState()
+        self._gl: ThreadPoolExecutor | None = None  # the thread of the GL context (see above)
 
     def reset(
         self,
@@ -117,7 +121,7 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         self._encoding = resolve_encoding(frame_encoding)
         if self._env is None or task != self._task:
             env = load_task(*task)
-            self.close()
+            self._drop_env()
             self._env, self._task = env, task
         self._camera = (int(camera_id), height, width)
         self._render = bool(render)
@@ -159,9 +163,10 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         ]
 
     def close(self) -> None:
-        if self._env is not None:
-            self._env.close()
-            self._env = None
+        self._drop_env()
+        if self._gl is not None:
+            self._gl.shutdown()
+            self._gl = None
 
     # -- internals -------------------------------------------------------------------------
 
@@ -201,7 +206,22 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
 
     def _pixels(self) -> np.ndarray:
         camera_id, height, width = self._camera
-        return self._env.physics.render(height=height, width=width, camera_id=camera_id)
+        return self._on_gl_thread(
+            self._env.physics.render, height=height, width=width, camera_id=camera_id
+        )
+
+    def _on_gl_thread(self, fn: Any, /, **kwargs: Any) -> Any:
+        if self._gl is None:
+            self._gl = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dm_control-gl")
+        return self._gl.submit(fn, **kwargs).result()
+
+    def _drop_env(self) -> None:
+        env, self._env = self._env, None
+        if env is None:
+            return
+        if self._gl is not None:  # it drew: free its GL context where that is current
+            self._on_gl_thread(env.physics.free)  # (left to the garbage collector otherwise)
+        env.close()
 
     def _observe(self, time_step: dm_env.TimeStep) -> DMControlObservation:
         observations = {
