@@ -1,4 +1,4 @@
-"""The client's connections (openenv.client.connections) against real servers.
+"""The client's connections (openenv.client.connections and .blocking) against real servers.
 
 The blocking one (``.sync()``): the caller's thread does the I/O and it drives the async
 client's own methods without an event loop (also inside a running loop, as in Jupyter); idle
@@ -27,8 +27,9 @@ from websockets.datastructures import Headers
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 from websockets.http11 import Response
 
-from openenv.client import GenericEnvClient, connections
-from openenv.client.connections import AsyncConnection, BlockingConnection, redirect, run_now
+from openenv.client import GenericEnvClient, blocking
+from openenv.client.blocking import BlockingConnection, run_now
+from openenv.client.connections import AsyncConnection, redirect
 from openenv.core import ClientError
 
 PINGS = ["--ws-ping-interval", "0.3", "--ws-ping-timeout", "0.3"]
@@ -52,8 +53,8 @@ def keepalive(monkeypatch: pytest.MonkeyPatch):
     """A fresh keepalive thread that reads idle connections every ``interval`` seconds."""
 
     def use(interval: float) -> None:
-        monkeypatch.setattr(connections, "KEEPALIVE_S", interval)
-        monkeypatch.setattr(connections, "KEEPALIVE", connections._Keepalive())
+        monkeypatch.setattr(blocking, "KEEPALIVE_S", interval)
+        monkeypatch.setattr(blocking, "KEEPALIVE", blocking._Keepalive())
 
     return use
 

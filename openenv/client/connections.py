@@ -1,38 +1,28 @@
 """The client's WebSocket connections: ``websockets``' sans-I/O protocol on a plain socket.
 
-:class:`~websockets.client.ClientProtocol` does the handshake and the framing; the two classes
-here only move bytes, each the cheapest way for its caller:
+:class:`~websockets.client.ClientProtocol` does the handshake and the framing; the drivers only
+move bytes, each the cheapest way for its caller:
 
 - :class:`AsyncConnection` (``async with Env(...)``) is an :class:`asyncio.Protocol`: bytes go
   from the socket to the protocol in ``data_received``, which also answers pings, and a call
   waits on one future. ``websockets``' own asyncio client adds a reader task, a message queue
-  and their wake-ups to every message, about a third of the client's CPU per step.
-- :class:`BlockingConnection` (``.sync()``): the calling thread writes the request and reads
-  the answer itself. It replaced a private event-loop thread, which made every call cross
-  threads twice and wake an idle thread twice; on a virtual machine each wake-up of an idle
-  CPU costs tens of microseconds, more than a fast environment's step. While it sits idle
-  between calls (a notebook cell, a debugger), one daemon thread shared by all of them reads it
-  every :data:`KEEPALIVE_S` seconds, so the server's pings are answered and the session
-  survives the pause; that thread never touches a connection while a call is using it.
+  and their wake-ups to every message.
+- :class:`~openenv.client.blocking.BlockingConnection` (``.sync()``): the calling thread does
+  the I/O itself (see that module).
+- :class:`ProxiedConnection`: ``websockets``' own asyncio client, for connections through a
+  proxy (it supports every kind); ``EnvClient`` decides with :func:`proxied`.
 
-Both offer ``await request(text, request_id, timeout)`` and ``await close(goodbye)``; the
-blocking one's coroutines never suspend, so :func:`run_now` runs them without a loop.
-Connections through a proxy use ``websockets``' asyncio client, which supports every proxy kind
-(``EnvClient`` decides; see :func:`proxied`).
+All offer ``await request(text, request_id, timeout)`` and ``await close(goodbye)``. What they
+share is here: :class:`SansIOConnection` (handshake, fragmented messages, answers matched to calls),
+:func:`answers` and :func:`redirect`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import select
-import socket
 import ssl
-import threading
-import time
 import urllib.parse
-import weakref
-from collections.abc import Coroutine
 from typing import Any
 
 from websockets.client import ClientProtocol
@@ -44,19 +34,7 @@ from websockets.uri import parse_uri
 
 from openenv.core.serialization import load_json
 
-KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
 CLOSE_WAIT_S = 2.0
-RECV_BYTES = 256 * 1024
-
-
-def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
-    """The result of a coroutine that finishes without suspending (blocking I/O inside)."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        return done.value
-    coro.close()
-    raise RuntimeError("this call needs an event loop; use the async client for it")
 
 
 REDIRECT_CODES = frozenset({300, 301, 302, 303, 307, 308})
@@ -86,6 +64,13 @@ def redirect(url: str, headers: dict[str, str], exc: Exception) -> tuple[str, di
     return target, headers
 
 
+def answers(reply: dict[str, Any], request_id: str | None) -> bool:
+    """Whether ``reply`` answers the call ``request_id`` (None: the server does not correlate).
+
+    Anything else is the late answer of a call that timed out, to be dropped."""
+    return request_id is None or reply.get("request_id") in (None, request_id)
+
+
 def proxied(url: str) -> bool:
     """Whether ``websockets`` would connect to ``url`` through a proxy (from the environment)."""
     try:
@@ -95,7 +80,7 @@ def proxied(url: str) -> bool:
     return get_proxy(parse_uri(url)) is not None
 
 
-class _SansIO:
+class SansIOConnection:
     """What both connections share: the protocol, and the messages it delivered."""
 
     def __init__(self, protocol: ClientProtocol) -> None:
@@ -147,7 +132,7 @@ class _SansIO:
         and dropped."""
         while self._texts:
             reply = load_json(self._texts.pop(0))
-            if request_id is None or reply.get("request_id") in (None, request_id):
+            if answers(reply, request_id):
                 return reply
         return None
 
@@ -168,11 +153,11 @@ class _SansIO:
         return ConnectionClosed(self.protocol.close_rcvd, self.protocol.close_sent)
 
 
-class AsyncConnection(asyncio.Protocol, _SansIO):
+class AsyncConnection(asyncio.Protocol, SansIOConnection):
     """One WebSocket connection on the running event loop; see the module docstring."""
 
     def __init__(self, protocol: ClientProtocol) -> None:
-        _SansIO.__init__(self, protocol)
+        SansIOConnection.__init__(self, protocol)
         self.transport: asyncio.Transport | None = None
         self._waiter: asyncio.Future[None] | None = None
 
@@ -202,7 +187,7 @@ class AsyncConnection(asyncio.Protocol, _SansIO):
         return conn
 
     async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
-        """Send ``text``; return the answer to ``request_id`` (see :meth:`_SansIO._answer`).
+        """Send ``text``; return the answer to ``request_id`` (see :func:`answers`).
 
         Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
         """
@@ -280,167 +265,49 @@ class AsyncConnection(asyncio.Protocol, _SansIO):
             self._waiter = None
 
 
-class BlockingConnection(_SansIO):
-    """One WebSocket connection used from one thread at a time; see the module docstring."""
+class ProxiedConnection:
+    """``websockets``' own asyncio client behind the same interface, for connections through a
+    proxy (it knows every kind, and follows redirects itself)."""
 
-    def __init__(self, sock: socket.socket, protocol: ClientProtocol) -> None:
-        super().__init__(protocol)
-        self.sock = sock
-        self._io = threading.Lock()  # held by a call, or by the keepalive thread
+    __slots__ = ("headers", "ws")
+
+    def __init__(self, ws: Any) -> None:
+        self.ws, self.headers = ws, ws.response.headers
 
     @classmethod
-    def open(
+    async def open(
         cls, url: str, *, headers: dict[str, str], max_size: int | None, timeout: float
-    ) -> BlockingConnection:
-        """Connect (TCP, TLS for ``wss://``, the WebSocket handshake) within ``timeout`` s.
+    ) -> ProxiedConnection:
+        import websockets
 
-        Raises ``OSError`` (``TimeoutError`` included) or ``websockets.InvalidHandshake``.
-        """
-        uri = parse_uri(url)
-        deadline = time.monotonic() + timeout
-        sock = socket.create_connection((uri.host, uri.port), timeout=timeout)
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if uri.secure:
-                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=uri.host)
-            conn = cls(sock, cls._protocol(url, headers, max_size))
-            conn._flush()
-            while (response := conn._response()) is None:
-                conn._read(deadline, handshake=True)
-            conn.headers = response.headers
-        except BaseException:
-            sock.close()
-            raise
-        KEEPALIVE.add(conn)
-        return conn
-
-    # -- the interface EnvClient uses ------------------------------------------------------
+        ws = await asyncio.wait_for(
+            websockets.connect(
+                url,
+                additional_headers=headers or None,
+                max_size=max_size,
+                open_timeout=timeout,
+                ping_interval=20,
+                ping_timeout=20,
+                # Messages are small JSON (frames come pre-compressed): per-message deflate
+                # would cost CPU and ~tens of KiB of zlib state per session.
+                compression=None,
+            ),
+            timeout=timeout + 1,
+        )
+        return cls(ws)
 
     async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
-        """Send ``text``; return the answer to ``request_id`` (see :meth:`_SansIO._answer`).
-
-        Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
-        """
-        with self._io:
-            self._queue(text)
-            self._flush()
-            deadline = time.monotonic() + timeout
-            while (reply := self._answer(request_id)) is None:
-                self._read(deadline)
-            return reply
+        """Send ``text``; the answer to ``request_id`` (a frame queued before a close counts)."""
+        with contextlib.suppress(ConnectionClosed):  # read its last words
+            await self.ws.send(text)
+        async with asyncio.timeout(timeout):
+            while True:
+                reply = load_json(await self.ws.recv())
+                if answers(reply, request_id):
+                    return reply
 
     async def close(self, goodbye: str | None = None) -> None:
-        """Say ``goodbye`` (a last message), close the WebSocket, then the socket."""
-        with self._io:
-            KEEPALIVE.discard(self)
-            try:
-                self._queue(goodbye, close=True)
-                self._flush()
-                deadline = time.monotonic() + CLOSE_WAIT_S
-                while not self._finished():
-                    self._read(deadline)
-            except (OSError, ConnectionClosed):
-                pass  # closing anyway
-            finally:
-                self.sock.close()
-
-    # -- keepalive ---------------------------------------------------------------------------
-
-    def pump_idle(self) -> bool:
-        """Read what arrived while no call was running (answers pings); False once closed."""
-        if not self._io.acquire(blocking=False):
-            return True  # a call is reading: it answers pings itself
-        try:
-            if self.sock.fileno() < 0:
-                return False  # closed
-            while not self._eof and self._readable():
-                self._read(time.monotonic())
-            return not self._finished()
-        except (OSError, ConnectionClosed):
-            return False
-        finally:
-            self._io.release()
-
-    # -- internals ---------------------------------------------------------------------------
-
-    def _readable(self) -> bool:
-        if isinstance(self.sock, ssl.SSLSocket) and self.sock.pending():
-            return True
-        return bool(select.select([self.sock], [], [], 0)[0])
-
-    def _read(self, deadline: float, *, handshake: bool = False) -> None:
-        """One read from the socket into the protocol; pongs and close replies go out."""
-        if self._eof or self.sock.fileno() < 0:
-            raise self._closed()
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 and not self._readable():
-            raise TimeoutError("no data before the deadline")
-        self.sock.settimeout(max(remaining, 0.0))
-        try:
-            data = self.sock.recv(RECV_BYTES)
-        except (BlockingIOError, ssl.SSLWantReadError):
-            return  # readable, but not a whole TLS record yet
-        except (ConnectionResetError, BrokenPipeError):
-            data = b""
-        if data:
-            self.protocol.receive_data(data)
-        else:
-            self._eof = True
-            self.protocol.receive_eof()
-        self._flush()
-        if not handshake:
-            self._collect()
-            if self._finished() and not self._texts:
-                KEEPALIVE.discard(self)
-                self.sock.close()  # nothing more can come: free the socket now
-                raise self._closed()
-
-    def _flush(self) -> None:
-        for data in self.protocol.data_to_send():
-            try:
-                if data:
-                    self.sock.sendall(data)
-                else:  # the protocol is done writing: half-close
-                    self.sock.shutdown(socket.SHUT_WR)
-            except OSError:
-                self._eof = True
-                with contextlib.suppress(Exception):
-                    self.protocol.receive_eof()
-                return
-
-
-class _Keepalive:
-    """The one daemon thread that reads idle blocking connections (see the module docstring)."""
-
-    def __init__(self) -> None:
-        self._conns: weakref.WeakSet[BlockingConnection] = weakref.WeakSet()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def add(self, conn: BlockingConnection) -> None:
-        with self._lock:
-            self._conns.add(conn)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="openenv-keepalive", daemon=True
-                )
-                self._thread.start()
-
-    def discard(self, conn: BlockingConnection) -> None:
-        with self._lock:
-            self._conns.discard(conn)
-
-    def _run(self) -> None:
-        while True:
-            time.sleep(KEEPALIVE_S)
-            with self._lock:
-                conns = list(self._conns)
-                if not conns:
-                    self._thread = None
-                    return
-            for conn in conns:
-                if not conn.pump_idle():
-                    self.discard(conn)
-
-
-KEEPALIVE = _Keepalive()
+        with contextlib.suppress(ConnectionClosed):
+            if goodbye is not None:
+                await self.ws.send(goodbye)
+        await self.ws.close()

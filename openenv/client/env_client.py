@@ -11,9 +11,7 @@ Parsing comes from the models. Use ``async with`` or ``.sync()`` for blocking co
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import json
 import os
 import typing
 from typing import Any, Generic, TypeVar
@@ -21,10 +19,11 @@ from typing import Any, Generic, TypeVar
 import websockets
 from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy import per use
 
+from openenv.client.blocking import BlockingConnection
 from openenv.client.connections import (
     MAX_REDIRECTS,
     AsyncConnection,
-    BlockingConnection,
+    ProxiedConnection,
     proxied,
     redirect,
 )
@@ -32,7 +31,6 @@ from openenv.client.mcp import ToolsMixin
 from openenv.core.errors import WIRE_CODES, ClientError
 from openenv.core.serialization import (
     dump_json,
-    load_json,
     model_from_wire,
     step_result_from_wire,
 )
@@ -154,29 +152,16 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             return await AsyncConnection.open(
                 url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
             )
-        # websockets' own client knows every kind of proxy (and follows redirects itself).
-        ws = await asyncio.wait_for(
-            websockets.connect(
-                url,
-                additional_headers=headers or None,
-                max_size=self._max_size,
-                open_timeout=self._connect_timeout,
-                ping_interval=20,
-                ping_timeout=20,
-                # Messages are small JSON (frames come pre-compressed): per-message deflate
-                # would cost CPU and ~tens of KiB of zlib state per session.
-                compression=None,
-            ),
-            timeout=self._connect_timeout + 1,
+        return await ProxiedConnection.open(
+            url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
         )
-        return _ProxiedConnection(ws)
 
     async def close(self) -> None:
         ws, self._ws = self._ws, None
         provider, self._provider = self._provider, None
         try:
             if ws is not None:
-                await ws.close(json.dumps({"type": "close"}))
+                await ws.close(dump_json({"type": "close"}))
         finally:
             if provider is not None:
                 if self._blocking:
@@ -262,35 +247,6 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 f"expected a {expect!r} message, got {reply.get('type')!r}", "PROTOCOL"
             )
         return reply.get("data") or {}
-
-
-class _ProxiedConnection:
-    """``websockets``' asyncio client behind the interface of
-    :mod:`openenv.client.connections` (used through a proxy)."""
-
-    __slots__ = ("headers", "ws")
-
-    def __init__(self, ws: Any) -> None:
-        self.ws, self.headers = ws, ws.response.headers
-
-    async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
-        """Send ``text``; the answer to ``request_id`` (a frame queued before a close counts)."""
-        with contextlib.suppress(ConnectionClosed):  # read its last words
-            await self.ws.send(text)
-        async with asyncio.timeout(timeout):  # no extra task per call
-            while True:
-                reply = load_json(await self.ws.recv())
-                if request_id is None or reply.get("request_id") in (None, request_id):
-                    return reply
-                # A late answer to a call that timed out: drop it.
-
-    async def close(self, goodbye: str | None = None) -> None:
-        try:
-            if goodbye is not None:
-                await self.ws.send(goodbye)
-        except ConnectionClosed:
-            pass
-        await self.ws.close()
 
 
 def _find_models(cls: type) -> tuple[Any, Any, Any]:

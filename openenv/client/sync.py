@@ -7,7 +7,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any
 
-from openenv.client.connections import proxied, run_now
+from openenv.client.blocking import run_now
+from openenv.client.connections import proxied
 from openenv.client.env_client import ws_url
 
 
@@ -35,7 +36,7 @@ class SyncEnvClient:
     """Blocking twin of an :class:`EnvClient`: same methods, no ``await``.
 
     Its calls run in the caller's thread on a blocking connection
-    (:mod:`openenv.client.connections`): the async client's own methods are driven to their end
+    (:mod:`openenv.client.blocking`): the async client's own methods are driven to their end
     without an event loop, since none of their awaits suspends on that connection. Through a
     proxy, and for other coroutine methods of a subclass, the async client runs on a private
     event-loop thread instead. One call at a time: calls from several threads take turns.
