@@ -235,19 +235,3 @@ def test_an_idle_playground_does_not_poll_gradios_queue_every_millisecond() -> N
         PROGRESS_POLL_S,
     )
     assert QUEUE_IDLE_POLL_S >= 0.01  # Gradio's 1 ms is 1,000 wake-ups a second per page
-
-
-def test_the_step_log_names_an_action_by_its_button_and_leaves_out_unset_fields():
-    from openenv.core import ActionChoice
-    from web.stage import episode_panel
-    from web.tabs import WebTab
-
-    tab = WebTab(key="t", session_hash=None, authorized=True)
-    tab.legal = [ActionChoice("RIGHT", {"action_id": 2}), ActionChoice("LEFT", {"action_id": 3})]
-    unset = {"game_name": None, "obs_type": None, "metadata": {}}
-    for action in ({"action_id": 2, **unset}, {"action_id": 7, **unset}):
-        tab.episode.steps.append({"action": action, "reward": 0.0, "done": False})
-    log = episode_panel(tab).split('<div class="oe-log">', 1)[1]
-    assert "<td>RIGHT</td>" in log  # a legal action: its button's label
-    assert "<td>7</td>" in log  # not one of them: its one set field
-    assert "null" not in log and "game_name" not in log

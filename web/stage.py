@@ -115,10 +115,9 @@ def episode_panel(tab: WebTab) -> str:
 def _log(tab: WebTab) -> str:
     steps = tab.episode.steps
     first = max(0, len(steps) - LOG_ROWS)
-    labels = {_key(_set_fields(_fields(c.action))): c.label for c in tab.legal}
     rows = "".join(
         f'<tr class="oe-logrow" data-step="{i}" title="show step {i + 1} in Rewards">'
-        f"<td>{i + 1}</td><td>{html.escape(_short_action(s['action'], labels))}</td>"
+        f"<td>{i + 1}</td><td>{html.escape(_short_action(s['action']))}</td>"
         f"<td>{_num(s['reward'])}</td><td>{'✔' if s['done'] else ''}</td></tr>"
         for i, s in reversed(list(enumerate(steps))[first:])
     )
@@ -140,30 +139,12 @@ def _downloads(tab: WebTab) -> str:
     return f'<div class="oe-downloads">{"".join(links)}</div>'
 
 
-def _short_action(action: dict[str, Any], labels: dict[str, str] | None = None) -> str:
-    """The log's words for ``action``: its button's label when one of the legal actions, else
-    its set fields (one field: its value)."""
-    shown = _set_fields(action)
-    label = (labels or {}).get(_key(shown))
-    if label is not None:
-        return label
+def _short_action(action: dict[str, Any]) -> str:
+    shown = {k: v for k, v in action.items() if not (k == "metadata" and not v)}
     if len(shown) == 1:
         return str(next(iter(shown.values())))
     text = json.dumps(shown, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "…"
-
-
-def _set_fields(action: dict[str, Any]) -> dict[str, Any]:
-    """Unset optional fields (None) and empty metadata say nothing about the move."""
-    return {k: v for k, v in action.items() if v is not None and not (k == "metadata" and not v)}
-
-
-def _fields(action: Any) -> dict[str, Any]:
-    return action.model_dump() if hasattr(action, "model_dump") else dict(action)
-
-
-def _key(fields: dict[str, Any]) -> str:
-    return json.dumps(fields, sort_keys=True, default=str)
 
 
 def _num(value: Any) -> str:
