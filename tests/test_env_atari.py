@@ -133,6 +133,24 @@ def test_the_default_encoding_sends_distinct_rows_and_every_encoding_agrees(env)
         assert np.array_equal(again.screen_array(), obs.screen_array())
 
 
+@pytest.mark.parametrize(
+    ("game", "obs_type"), [("pong", "rgb"), ("ms_pacman", "rgb"), ("breakout", "grayscale")]
+)
+def test_the_screen_sent_is_exactly_the_image_ale_draws(game, obs_type):
+    """The default encoding is made from ALE's palette indices: it must give ALE's image."""
+    env = AtariEnvironment()
+    options = {"game_name": game, "obs_type": obs_type}
+    obs = env.reset(seed=4, **options)
+    draw = env._ale.getScreenRGB if obs_type == "rgb" else env._ale.getScreenGrayscale
+    for step in range(150):
+        obs = env.step(AtariAction(action_id=step * 7 % len(obs.legal_actions)))
+        assert obs.screen.encoding == "rows"
+        assert np.array_equal(obs.screen_array(), draw()), f"{game} step {step}"
+        if obs.done:
+            obs = env.reset(**options)
+    env.close()
+
+
 def test_an_action_outside_the_set_is_refused_and_the_game_is_unchanged(env):
     env.reset(seed=1)
     before = env.step(AtariAction(action_id=0)).observation

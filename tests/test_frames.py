@@ -16,6 +16,7 @@ from openenv.core import InvalidAction
 from openenv.core.frames import (
     ENCODING_ENV_VAR,
     ENCODINGS,
+    PaletteFrames,
     RowsFrame,
     decode_frame,
     encode_frame,
@@ -188,3 +189,57 @@ def test_missing_extra_message(without_extras, package):
     catalog = next(line for line in without_extras if line.startswith(f"{package} catalog:"))
     assert f"missing module {module!r}" in catalog
     assert f'pip install -e ".[{extra}]"' in catalog
+
+
+def indexed_frames(count: int, seed: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A random 256-colour palette and frames drawn with a dozen of its indices, as a game
+    draws: blocks on a background."""
+    rng = np.random.default_rng(seed)
+    palette = rng.integers(0, 256, size=(256, 3), dtype=np.uint8)
+    used = rng.choice(256, size=12, replace=False)
+    frames = []
+    for _ in range(count):
+        indices = np.full((210, 160), rng.choice(used), dtype=np.uint8)
+        for _ in range(4):
+            top, left = rng.integers(0, 200), rng.integers(0, 150)
+            indices[top : top + 10, left : left + 10] = rng.choice(used)
+        frames.append(indices)
+    return palette, frames
+
+
+def test_palette_frames_encode_exactly_what_encoding_the_image_gives():
+    palette, frames = indexed_frames(30)
+    encoder, calls = PaletteFrames(), []
+
+    def image_of(indices):
+        def image():
+            calls.append(1)
+            return palette[indices]
+
+        return image
+
+    for indices in frames:
+        wire = encoder.encode(indices, image_of(indices))
+        assert to_json(wire) == to_json(encode_frame(palette[indices], "rows"))
+        assert np.array_equal(decode_frame(to_json(wire)), palette[indices])
+    # The image is made only for frames that show a colour not seen before.
+    assert 1 <= len(calls) < len(frames)
+    seen_again = encoder.encode(frames[0], lambda: pytest.fail("the colours are known"))
+    assert np.array_equal(decode_frame(seen_again), palette[frames[0]])
+
+
+def test_palette_frames_handle_one_channel_and_other_encodings():
+    palette, frames = indexed_frames(3, seed=1)
+    gray = palette[:, 0]
+    encoder = PaletteFrames(channels=None)
+    wire = encoder.encode(frames[0], lambda: gray[frames[0]])
+    assert wire.shape == [210, 160]
+    assert np.array_equal(decode_frame(wire), gray[frames[0]])
+    png = PaletteFrames().encode(frames[1], lambda: palette[frames[1]], "png")
+    assert png.encoding == "png" and np.array_equal(decode_frame(png), palette[frames[1]])
+
+
+def test_palette_frames_refuse_an_image_that_does_not_match_the_indices():
+    palette, frames = indexed_frames(1)
+    with pytest.raises(ValueError, match="shape"):
+        PaletteFrames().encode(frames[0], lambda: palette[frames[0]][:, :100])

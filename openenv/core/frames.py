@@ -127,6 +127,52 @@ def encode_frame(array: np.ndarray, encoding: str = DEFAULT_ENCODING) -> FrameDa
     return EncodedFrame.model_construct(encoding=encoding, shape=list(pixels.shape), data=data)
 
 
+class PaletteFrames:
+    """Encodes the frames of a screen drawn in palette indices, without building each image.
+
+    Emulators such as ALE keep the screen as one palette index per pixel and make the RGB
+    (or grayscale) image on request: for a Pong frame that lookup costs more than the
+    ``"rows"`` encoding itself. Runs of identical index rows are runs of identical image rows,
+    so :meth:`encode` finds the runs on the indices (a third of the bytes of an RGB frame)
+    and looks up the colours of the distinct rows only. The palette is learnt from the real
+    image: the first time a row holds an index not seen yet, ``image()`` is called for the
+    current frame and every pixel of it teaches the colour of its index. So the output always
+    decodes to exactly the image ``image()`` returns, whatever the emulator's palette.
+
+    One instance per screen (a palette belongs to one emulator and one kind of image).
+    Encodings other than ``"rows"`` need the whole image and call ``image()``.
+    """
+
+    def __init__(self, channels: int | None = 3) -> None:
+        tail = () if channels is None else (channels,)
+        self._colours = np.zeros((256, *tail), dtype=np.uint8)
+        self._known = np.zeros(256, dtype=bool)
+
+    def encode(self, indices: np.ndarray, image, encoding: str = DEFAULT_ENCODING) -> FrameData:
+        """Encode the image of ``indices`` (an H×W ``uint8`` array of palette indices).
+
+        ``image`` is a no-argument callable that returns the real image of the same frame
+        (H×W×channels, or H×W for a one-channel palette made with ``channels=None``).
+        """
+        if encoding != "rows" or indices.ndim != 2:
+            return encode_frame(image(), encoding)
+        rows, repeats = distinct_rows(np.ascontiguousarray(indices, dtype=np.uint8))
+        if not np.take(self._known, rows).all():  # take: several times faster than [rows]
+            self._learn(indices, image())
+        pixels = np.take(self._colours, rows, axis=0)
+        data = base64.b64encode(zlib.compress(pixels.tobytes(), ZLIB_LEVEL)).decode("ascii")
+        shape = [*indices.shape, *self._colours.shape[1:]]
+        return RowsFrame.model_construct(encoding="rows", shape=shape, repeats=repeats, data=data)
+
+    def _learn(self, indices: np.ndarray, image: np.ndarray) -> None:
+        expected = (*indices.shape, *self._colours.shape[1:])
+        if image.shape != expected:
+            raise ValueError(f"the image has shape {image.shape}; the indices need {expected}")
+        flat = indices.reshape(-1)
+        self._colours[flat] = image.reshape(flat.size, *self._colours.shape[1:])
+        self._known[flat] = True
+
+
 def decode_frame(obj: FrameData | dict, shape: list[int] | tuple[int, ...] | None = None):
     """Turn a wire frame back into a ``uint8`` numpy array.
 
