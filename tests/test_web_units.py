@@ -235,3 +235,26 @@ def test_an_idle_playground_does_not_poll_gradios_queue_every_millisecond() -> N
         PROGRESS_POLL_S,
     )
     assert QUEUE_IDLE_POLL_S >= 0.01  # Gradio's 1 ms is 1,000 wake-ups a second per page
+
+
+def test_the_step_log_names_a_move_by_its_button_and_leaves_out_unset_fields():
+    from openenv.core import ActionChoice
+    from web.controller import _label_of
+    from web.stage import episode_panel
+    from web.tabs import WebTab
+
+    legal = [ActionChoice("RIGHT", {"action_id": 2}), ActionChoice("LEFT", {"action_id": 3})]
+    unset = {"game_name": None, "obs_type": None, "metadata": {}}
+    # A typed action equal to a button (unset fields aside) gets the button's label.
+    assert _label_of({"action_id": 3, **unset}, legal) == "LEFT"
+    assert _label_of({"action_id": 7, **unset}, legal) is None
+    tab = WebTab(key="t", session_hash=None, authorized=True)
+    for action, label in (({"action_id": 2, **unset}, "RIGHT"), ({"action_id": 7, **unset}, None)):
+        tab.episode.steps.append({"action": action, "reward": 0.0, "done": False})
+        tab.episode.labels.append(label)
+    # An imported episode has no labels: its moves show their set fields.
+    tab.episode.steps.append({"action": {"action_id": 5, **unset}, "reward": 1.0, "done": True})
+    log = episode_panel(tab).split('<div class="oe-log">', 1)[1]
+    assert "<td>RIGHT</td>" in log
+    assert "<td>7</td>" in log and "<td>5</td>" in log
+    assert "null" not in log and "game_name" not in log

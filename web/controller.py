@@ -21,7 +21,7 @@ from openenv.core.serialization import model_from_wire, observation_to_wire, sta
 from openenv.core.views import ActionChoice, Frame
 from openenv.server.context import ServerContext
 from web.render import frame_html, view_html
-from web.tabs import TabRegistry, WebTab
+from web.tabs import TabRegistry, WebTab, set_fields
 
 SESSION_KIND = "web"
 
@@ -101,14 +101,19 @@ class Controller:
             tab.say("New episode started." if not tab.done else "The episode ended on reset.")
             return True
 
-    async def step(self, tab: WebTab, action: dict[str, Any]) -> bool:
-        """Validate and apply one action; on any refusal the episode stays as it was."""
+    async def step(self, tab: WebTab, action: dict[str, Any], label: str | None = None) -> bool:
+        """Validate and apply one action; on any refusal the episode stays as it was.
+
+        ``label`` names the button pressed (the step log shows it); a typed action that equals
+        one of the legal actions gets that button's label.
+        """
         if not tab.authorized:
             return False
         async with tab.lock:
             if tab.session is None:
                 tab.say(self._no_session_message(tab), "error")
                 return False
+            legal = tab.legal  # the buttons this action was chosen from
             try:
                 typed = model_from_wire(action, self.ctx.action_cls)
                 obs, drawn = await self._step_and_draw(tab, typed)
@@ -117,7 +122,9 @@ class Controller:
                 return False
             payload = typed.model_dump(mode="json")
             tab.last_action = payload
-            await self._observe(tab, obs, action=payload, drawn=drawn)
+            if label is None:
+                label = _label_of(payload, legal)
+            await self._observe(tab, obs, action=payload, drawn=drawn, label=label)
             tab.say("The episode is over: press Reset to play again." if tab.done else "")
             return True
 
@@ -137,14 +144,15 @@ class Controller:
         choice = self._choice(tab, index)
         if choice is None:
             return False
-        return await self.step(tab, _action_dict(choice))
+        return await self.step(tab, _action_dict(choice), choice.label)
 
     async def random_step(self, tab: WebTab) -> bool:
         """One autoplay step: a random legal action."""
         if not tab.legal:
             tab.say("Autoplay needs legal actions, and this environment lists none.", "error")
             return False
-        return await self.step(tab, _action_dict(random.choice(tab.legal)))
+        choice = random.choice(tab.legal)
+        return await self.step(tab, _action_dict(choice), choice.label)
 
     def _choice(self, tab: WebTab, index: Any) -> ActionChoice | None:
         if isinstance(index, int) and 0 <= index < len(tab.legal):
@@ -164,7 +172,12 @@ class Controller:
     # -- drawing ---------------------------------------------------------------------------
 
     async def _observe(
-        self, tab: WebTab, obs: Any, action: dict[str, Any] | None = None, drawn: Any = None
+        self,
+        tab: WebTab,
+        obs: Any,
+        action: dict[str, Any] | None = None,
+        drawn: Any = None,
+        label: str | None = None,
     ) -> None:
         payload = observation_to_wire(obs)
         tab.last_response = {"type": "observation", "data": payload}
@@ -173,6 +186,7 @@ class Controller:
             tab.episode.steps.append(
                 {**{"action": action}, **{k: payload[k] for k in ("observation", "reward", "done")}}
             )
+            tab.episode.labels.append(label)
         await self._draw(tab, drawn=drawn)
 
     async def _draw(self, tab: WebTab, record: bool = True, drawn: Any = None) -> None:
@@ -238,6 +252,15 @@ def _step_render(env: Any, action: Any) -> tuple[Any, tuple[Any, list[ActionChoi
 
 def _is_async(env: Any) -> bool:
     return type(env).step_async is not Environment.step_async
+
+
+def _label_of(payload: dict[str, Any], legal: list[ActionChoice]) -> str | None:
+    """The label of the legal action ``payload`` is (unset fields aside), if it is one."""
+    fields = set_fields(payload)
+    for choice in legal:
+        if set_fields(_action_dict(choice)) == fields:
+            return choice.label
+    return None
 
 
 def _action_dict(choice: ActionChoice) -> dict[str, Any]:
