@@ -240,6 +240,9 @@ def test_an_idle_playground_does_not_poll_gradios_queue_every_millisecond() -> N
 def test_the_step_log_names_a_move_by_its_button_and_leaves_out_unset_fields():
     from openenv.core import ActionChoice
     from web.controller import _label_of
+    from web.episode_file import parse_episode_jsonl
+    from web.export import episode_jsonl
+    from web.reward_view import _list_row
     from web.stage import episode_panel
     from web.tabs import WebTab
 
@@ -249,12 +252,17 @@ def test_the_step_log_names_a_move_by_its_button_and_leaves_out_unset_fields():
     assert _label_of({"action_id": 3, **unset}, legal) == "LEFT"
     assert _label_of({"action_id": 7, **unset}, legal) is None
     tab = WebTab(key="t", session_hash=None, authorized=True)
-    for action, label in (({"action_id": 2, **unset}, "RIGHT"), ({"action_id": 7, **unset}, None)):
-        tab.episode.steps.append({"action": action, "reward": 0.0, "done": False})
-        tab.episode.labels.append(label)
-    # An imported episode has no labels: its moves show their set fields.
-    tab.episode.steps.append({"action": {"action_id": 5, **unset}, "reward": 1.0, "done": True})
+    tab.episode.steps = [
+        {"action": {"action_id": 2, **unset}, "label": "RIGHT", "reward": 0.0, "done": False},
+        {"action": {"action_id": 7, **unset}, "reward": 1.0, "done": True},
+    ]
+    for step in tab.episode.steps:
+        step["observation"] = {}
     log = episode_panel(tab).split('<div class="oe-log">', 1)[1]
-    assert "<td>RIGHT</td>" in log
-    assert "<td>7</td>" in log and "<td>5</td>" in log
+    assert "<td>RIGHT</td>" in log and "<td>7</td>" in log  # a button; else the set field
     assert "null" not in log and "game_name" not in log
+    # The Rewards tab's list says the same, and the label survives export and import.
+    assert "<td>RIGHT</td>" in _list_row(tab.episode.steps[0], 0, False)
+    back = parse_episode_jsonl(episode_jsonl(tab.episode.steps))
+    assert back == tab.episode.steps
+    assert "label" not in episode_jsonl(tab.episode.steps[1:])

@@ -20,8 +20,8 @@ from openenv.core.errors import (
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
 from openenv.core.views import ActionChoice, Frame
 from openenv.server.context import ServerContext
-from web.render import frame_html, view_html
-from web.tabs import TabRegistry, WebTab, set_fields
+from web.render import frame_html, set_fields, view_html
+from web.tabs import TabRegistry, WebTab
 
 SESSION_KIND = "web"
 
@@ -183,10 +183,10 @@ class Controller:
         tab.last_response = {"type": "observation", "data": payload}
         tab.observation, tab.done = payload["observation"], bool(payload["done"])
         if action is not None:
-            tab.episode.steps.append(
-                {**{"action": action}, **{k: payload[k] for k in ("observation", "reward", "done")}}
-            )
-            tab.episode.labels.append(label)
+            step = {"action": action, **{k: payload[k] for k in ("observation", "reward", "done")}}
+            if label:
+                step["label"] = label
+            tab.episode.steps.append(step)
         await self._draw(tab, drawn=drawn)
 
     async def _draw(self, tab: WebTab, record: bool = True, drawn: Any = None) -> None:

@@ -1,7 +1,8 @@
 """Read an exported episode (``web.export.episode_jsonl``) back into the playground's records.
 
 The file has one JSON object per line with ``action`` (object), ``observation`` (object),
-``reward`` (number or null) and ``done`` (boolean); only the last step may be done. Anything
+``reward`` (number or null) and ``done`` (boolean), and optionally ``label`` (the text of the
+button pressed); only the last step may be done. Anything
 else is refused with the line number and what to fix, so a truncated or hand-edited file never
 shows a wrong curve.
 """
@@ -83,4 +84,10 @@ def _step(line: str, number: int) -> dict[str, Any]:
         raise EpisodeFileError(f"line {number}: reward must be a finite number or null")
     if not isinstance(record["done"], bool):
         raise EpisodeFileError(f"line {number}: done must be true or false")
-    return {key: record[key] for key in KEYS}
+    step = {key: record[key] for key in KEYS}
+    label = record.get("label")
+    if label is not None:
+        if not isinstance(label, str):
+            raise EpisodeFileError(f"line {number}: label must be text (the button's label)")
+        step["label"] = label
+    return step

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openenv.core.views import View, png_data_url
-from web.render import observation_html, view_html
+from web.render import action_text, observation_html, set_fields, view_html
 from web.reward_chart import compare_chart_svg, contributions, first_divergence, stacked_chart_svg
 from web.rewards import colours, components_table_html
 
@@ -139,11 +139,12 @@ def _detail(
     step = steps[index]
     names, _ = contributions(steps)
     table = components_table_html(step, index, colours(names))
-    action = json.dumps(step.get("action"), ensure_ascii=False, indent=1)
+    action = json.dumps(set_fields(step.get("action") or {}), ensure_ascii=False, indent=1)
+    button = f": {html.escape(step['label'])}" if isinstance(step.get("label"), str) else ""
     frame = _frame(frames, index, len(steps)) if live else ""
     observation = step.get("observation") or {}
     return (
-        f'{table}<h4>Action</h4><pre class="oe-rv-action">{html.escape(action)}</pre>'
+        f'{table}<h4>Action{button}</h4><pre class="oe-rv-action">{html.escape(action)}</pre>'
         f"<h4>Observation after step {index + 1}"
         f"{' (done)' if step.get('done') else ''}</h4>{frame}"
         f'<div class="oe-rv-obs">{observation_html(_without_components(observation))}</div>'
@@ -191,10 +192,7 @@ def _step_list(steps: list[dict[str, Any]], index: int | None) -> str:
 
 
 def _list_row(step: dict[str, Any], i: int, picked: bool) -> str:
-    action = step.get("action") or {}
-    shown = {k: v for k, v in action.items() if not (k == "metadata" and not v)}
-    text = str(next(iter(shown.values()))) if len(shown) == 1 else json.dumps(shown)
-    text = text if len(text) <= 48 else text[:45] + "…"
+    text = action_text(step, 48)
     reward = step.get("reward")
     return (
         f'<tr class="oe-steprow{" oe-picked" if picked else ""}" data-step="{i}" tabindex="0">'

@@ -10,7 +10,8 @@ from typing import Any
 
 from openenv.core.views import Board, Frame
 from web.chart import reward_chart_svg
-from web.tabs import WebTab, set_fields
+from web.render import action_text
+from web.tabs import WebTab
 
 LOG_ROWS = 25
 _KEY_NAMES = {
@@ -115,10 +116,9 @@ def episode_panel(tab: WebTab) -> str:
 def _log(tab: WebTab) -> str:
     steps = tab.episode.steps
     first = max(0, len(steps) - LOG_ROWS)
-    labels = tab.episode.labels
     rows = "".join(
         f'<tr class="oe-logrow" data-step="{i}" title="show step {i + 1} in Rewards">'
-        f"<td>{i + 1}</td><td>{html.escape(_short_action(s['action'], _at(labels, i)))}</td>"
+        f"<td>{i + 1}</td><td>{html.escape(action_text(s))}</td>"
         f"<td>{_num(s['reward'])}</td><td>{'✔' if s['done'] else ''}</td></tr>"
         for i, s in reversed(list(enumerate(steps))[first:])
     )
@@ -138,21 +138,6 @@ def _downloads(tab: WebTab) -> str:
     if isinstance(tab.view, Frame | Board):
         links.append(f'<a class="oe-dl" href="export/{key}/episode.gif" download>⬇ GIF</a>')
     return f'<div class="oe-downloads">{"".join(links)}</div>'
-
-
-def _short_action(action: dict[str, Any], label: str | None = None) -> str:
-    """The log's words for a move: its button's label, else its set fields (one: its value)."""
-    if label:
-        return label
-    shown = set_fields(action)
-    if len(shown) == 1:
-        return str(next(iter(shown.values())))
-    text = json.dumps(shown, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "…"
-
-
-def _at(items: list[Any], index: int) -> Any:
-    return items[index] if index < len(items) else None
 
 
 def _num(value: Any) -> str:

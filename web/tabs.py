@@ -21,10 +21,10 @@ MAX_RECORDED_FRAMES = 3000
 
 @dataclass
 class Episode:
-    """The steps of the current episode, as exported (action, observation, reward, done)."""
+    """The steps of the current episode, as exported (action, observation, reward, done, and
+    the pressed button's ``label`` when there was one)."""
 
     steps: list[dict[str, Any]] = field(default_factory=list)
-    labels: list[str | None] = field(default_factory=list)  # each step's button, if any
     frames: list[bytes | View] = field(default_factory=list)
     reset_kwargs: dict[str, Any] = field(default_factory=dict)
 
@@ -43,11 +43,6 @@ class Episode:
     def record_frame(self, frame: bytes | View | None) -> None:
         if frame is not None and len(self.frames) < MAX_RECORDED_FRAMES:
             self.frames.append(frame)
-
-
-def set_fields(action: dict[str, Any]) -> dict[str, Any]:
-    """The fields that say something about a move: unset ones (None) and empty metadata out."""
-    return {k: v for k, v in action.items() if v is not None and not (k == "metadata" and not v)}
 
 
 @dataclass(eq=False)
