@@ -156,3 +156,24 @@ def test_open_playground_plays_the_env_under_its_prefix(page, catalog: str) -> N
     page.wait_for_selector('#oe-stage .oe-stage[data-steps="1"]')
     assert page.locator("#oe-stage .oe-board .oe-cell").nth(5).get_attribute("title") == "agent"
     assert not page.console_errors and not page.external_requests
+
+
+@pytest.mark.browser
+def test_a_text_thumbnail_wraps_inside_its_card(page, tmp_path) -> None:
+    from web.catalog import load_catalog
+    from web.catalog_page import render_page
+
+    items = [i for i in load_catalog(make_catalog_dir(tmp_path)) if i.available]
+    long_lines = "\n".join(f"line {n}: " + "a fairly long sentence of text " * 3 for n in range(9))
+    items[0].thumbnail = view_thumbnail(Text(long_lines))
+    page.set_content(render_page("Catalog", items))
+    fit = page.locator(".text-thumb").evaluate(
+        """pre => {
+            const box = pre.getBoundingClientRect();
+            const card = pre.closest('.card').getBoundingClientRect();
+            return {wide: pre.scrollWidth <= pre.clientWidth,
+                    inside: box.left >= card.left && box.right <= card.right,
+                    start: pre.innerText.trimStart().startsWith('line 0:')};
+        }"""
+    )
+    assert fit == {"wide": True, "inside": True, "start": True}

@@ -202,7 +202,8 @@ h1 { margin:4px 0 8px; font-size:clamp(28px,4vw,40px); line-height:1.15; }
 .thumb .big { font-size:56px; line-height:1; }
 .thumb small { padding:4px 12px; text-align:center; font-size:12px; }
 .text-thumb { margin:0; padding:10px 14px; font:12px/1.35 ui-monospace, SFMono-Regular, Menlo,
-  Consolas, monospace; color:var(--fg); white-space:pre; overflow:hidden; max-height:100%; }
+  Consolas, monospace; color:var(--fg); white-space:pre-wrap; overflow-wrap:anywhere;
+  overflow:hidden; max-height:100%; align-self:stretch; box-sizing:border-box; }
 .placeholder { filter:grayscale(1); opacity:.7; }
 .ribbon { position:absolute; top:12px; right:-34px; transform:rotate(35deg); background:#64748b;
   color:#fff; font-size:11px; padding:3px 40px; text-transform:uppercase; letter-spacing:.05em; }
