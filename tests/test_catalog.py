@@ -119,7 +119,7 @@ def test_views_become_thumbnails_of_their_kind() -> None:
     assert svg.kind == "svg" and svg.svg_data_url().startswith("data:image/svg+xml;base64,")
     text = view_thumbnail(Text("a\nb\n" + "x" * 200))
     assert text.kind == "text" and text.data.splitlines()[:2] == ["a", "b"]
-    assert max(len(line) for line in text.data.splitlines()) <= 60
+    assert max(len(line) for line in text.data.splitlines()) <= 160
     assert view_thumbnail(None).kind == "none"
 
 

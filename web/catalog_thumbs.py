@@ -22,6 +22,7 @@ log = logging.getLogger("web.catalog")
 
 TARGET_WIDTH = 480
 MAX_TEXT_LINES = 14
+MAX_TEXT_LINE = 160
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ def view_thumbnail(view: Any) -> Thumbnail:
         return Thumbnail("svg", view.markup)
     if isinstance(view, Text):
         lines = view.text.splitlines()[:MAX_TEXT_LINES]
-        return Thumbnail("text", "\n".join(line[:60] for line in lines))
+        # The card wraps long lines; a line longer than a few wrapped rows is cut.
+        return Thumbnail("text", "\n".join(line[:MAX_TEXT_LINE] for line in lines))
     return Thumbnail("none", note="no preview: this environment does not render")
 
 
