@@ -94,6 +94,12 @@ def test_observations_without_a_view_fold_large_arrays():
     assert "array(20×20)" in html and "<dt>score</dt>" in html and "reward" not in html
     assert fold(list(range(5))) == [0, 1, 2, 3, 4]
     assert fold(list(range(100))) == "array(100)"
+    from openenv.core.frames import encode_frame
+
+    frame = encode_frame(np.zeros((210, 160, 3), dtype=np.uint8)).model_dump()
+    assert fold({"screen": frame})["screen"] == (
+        f"frame(210×160×3, rows, {len(frame['data'])} B of base64)"
+    )
 
 
 def test_reward_chart_is_inline_svg():

@@ -108,7 +108,11 @@ def _value_html(value: Any) -> str:
 
 
 def fold(value: Any) -> Any:
-    """Replace large (nested) lists by a short ``array(shape)`` description."""
+    """Replace large (nested) lists by a short ``array(shape)`` description, and an encoded
+    frame (:mod:`openenv.core.frames`) by ``frame(shape, encoding, size)``."""
+    if _is_encoded_frame(value):
+        shape = "×".join(map(str, value["shape"]))
+        return f"frame({shape}, {value['encoding']}, {len(value['data']):,} B of base64)"
     if isinstance(value, list):
         shape = array_shape(value)
         if len(value) > MAX_LIST_ITEMS or (shape and len(shape) > 1 and _size(shape) > 64):
@@ -120,6 +124,15 @@ def fold(value: Any) -> Any:
     if isinstance(value, str) and len(value) > MAX_STRING:
         return value[:MAX_STRING] + f"… ({len(value) - MAX_STRING} more characters)"
     return value
+
+
+def _is_encoded_frame(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and {"encoding", "shape", "data"} <= set(value) <= {"encoding", "shape", "data", "repeats"}
+        and isinstance(value["data"], str)
+        and isinstance(value["shape"], list)
+    )
 
 
 def array_shape(value: Any) -> tuple[int, ...] | None:
