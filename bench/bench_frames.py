@@ -10,8 +10,9 @@ Prints figures; asserts nothing. Reproduce with::
 2. Steps/s of the same Pong loop (random legal actions, frameskip 4, RGB screen):
    raw ``ale-py`` in this process, ``AtariEnvironment.step`` in this process, and the typed
    ``AtariEnv`` client over ``/ws`` to a uvicorn server (one session each), blocking
-   (``.sync()``) and async, per encoding. The ratio to the raw rate measured in the same run
-   is the figure the issue asks for (target ≥ 0.5). CPU time per step is given for this
+   (``.sync()``, with and without its busy-polling for fast answers) and async, per
+   encoding. The ratio to the raw rate measured in the same run is the figure the issue asks
+   for (target ≥ 0.5). CPU time per step is given for this
    process and for the server (read from ``/proc``): on a busy machine wall-clock rates swing,
    CPU per step much less. A request and its answer alternate between client and server, so
    a /ws step takes about client + server CPU plus two wake-ups of an idle process; the last
@@ -41,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from atari_env import AtariAction, AtariEnv  # noqa: E402
 from atari_env.server.environment import AtariEnvironment  # noqa: E402
 
+from openenv.client import blocking as blocking_module  # noqa: E402
 from openenv.core.frames import ENCODINGS, decode_frame, encode_frame  # noqa: E402
 from tests.conftest import serve  # noqa: E402
 
@@ -193,7 +195,7 @@ async def compare(url: str, encoding: str, windows: int, seconds: float) -> dict
     """Alternate short windows of raw ale-py, env.step and both clients over /ws, so they share
     the same load."""
     raw, local = RawAle(), LocalEnv(encoding)
-    runs: dict[str, list] = {"raw": [], "env": [], "ws": [], "sync": [], "bytes": []}
+    runs: dict[str, list] = {"raw": [], "env": [], "ws": [], "sync": [], "nopoll": [], "bytes": []}
     rng = random.Random(SEED)
     async with AtariEnv(base_url=url) as client:
         first = await client.reset(seed=SEED, frame_encoding=encoding)
@@ -205,7 +207,17 @@ async def compare(url: str, encoding: str, windows: int, seconds: float) -> dict
                 runs["env"].append(timed_window(local.step, seconds))
                 runs["ws"].append(await ws_window(client, seconds, encoding, rng))
                 runs["sync"].append(sync_window(blocking, seconds, encoding, rng))
+                runs["nopoll"].append(no_poll(sync_window, blocking, seconds, encoding, rng))
     return runs
+
+
+def no_poll(window, *args):
+    """A window of the blocking client with its busy-polling off (``OPENENV_CLIENT_SPIN_US=0``)."""
+    saved, blocking_module.SPIN_S = blocking_module.SPIN_S, 0.0
+    try:
+        return window(*args)
+    finally:
+        blocking_module.SPIN_S = saved
 
 
 def cpu_us(windows: list[Window], attr: str) -> float:
@@ -303,7 +315,12 @@ def bench_steps(quick: bool) -> None:
                 f"| {r['bytes'][0]:,} B/observation | CPU per step: raw "
                 f"{cpu_us(r['raw'], 'cpu'):.0f} us, env.step {cpu_us(r['env'], 'cpu'):.0f} us"
             )
-            for key, label in (("sync", "blocking (.sync())"), ("ws", "async")):
+            labels = (
+                ("sync", "blocking (.sync())"),
+                ("nopoll", ".sync(), no polling"),
+                ("ws", "async"),
+            )
+            for key, label in labels:
                 wire = max(w.rate for w in r[key])
                 pairs = statistics.median(
                     w.rate / a.rate for w, a in zip(r[key], r["raw"], strict=True)

@@ -119,6 +119,54 @@ def test_a_timed_out_call_never_answers_the_next_one(probe: str) -> None:
         assert (result.observation["label"], result.observation["count"]) == ("next", 2)
 
 
+@pytest.fixture
+def polls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Records each poll of a blocking connection: True when the answer came while polling."""
+    seen: list[bool] = []
+    poll = BlockingConnection._poll
+
+    def recording(self: BlockingConnection, until: float) -> bytes | None:
+        data = poll(self, until)
+        seen.append(data is not None)
+        return data
+
+    monkeypatch.setattr(BlockingConnection, "_poll", recording)
+    return seen
+
+
+def test_fast_answers_are_polled_for_and_slow_ones_waited_for(probe: str, polls) -> None:
+    with GenericEnvClient(base_url=probe).sync() as env:
+        env.reset()
+        for n in range(50):
+            assert env.step({"label": f"fast {n}"}).observation["label"] == f"fast {n}"
+        assert any(polls)  # answers within the budget arrive while polling (most, unless busy)
+        polls.clear()
+        for _ in range(6):  # 50 ms steps: polling stops once the average is over the budget
+            assert env.step({"label": "slow", "sleep_s": 0.05}).observation["label"] == "slow"
+        assert env.client._ws._spin_budget() == 0.0
+        assert len(polls) <= 3 and not any(polls)  # each wait polled at most 2 ms, in vain
+
+
+def test_one_thread_polls_at_a_time_and_the_others_wait_in_the_kernel(probe: str, polls) -> None:
+    with GenericEnvClient(base_url=probe).sync() as env:
+        env.reset()
+        for _ in range(5):
+            env.step({"label": "warm"})
+        polls.clear()
+        with blocking.SPINNING:  # another thread is polling
+            assert env.step({"label": "waits"}).observation["label"] == "waits"
+        assert polls == [False]
+
+
+def test_polling_can_be_turned_off() -> None:
+    code = "from openenv.client import blocking; print(blocking.SPIN_S)"
+    env = {"OPENENV_CLIENT_SPIN_US": "0", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "0.0"
+
+
 def test_a_full_server_and_a_server_error_reach_the_caller(grid: str) -> None:
     with GenericEnvClient(base_url=grid).sync() as one, GridWorldEnv(base_url=grid).sync() as two:
         one.reset(), two.reset()
