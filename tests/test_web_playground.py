@@ -184,3 +184,32 @@ def test_autoplay_runs_the_chosen_number_of_random_steps(page, grid_server):
     assert steps(page) == 3
     assert page.locator("#oe-stage .oe-log tbody tr").count() == 3
     clean(page)
+
+
+def test_autoplay_frames_make_no_queue_calls_and_nothing_is_kept_in_browser_storage(
+    page, grid_server
+):
+    """Per frame only the fast-path call travels: the panels refresh once when play stops.
+
+    Gradio 6.31 re-ran two "always_last" events on the stage's change against each other for
+    as long as play went on (a pair of queue calls per frame, CartPole's autoplay at 5-15
+    frames/s), and recorded every event's output in localStorage (run history).
+    """
+    open_playground(page, grid_server)
+    joins: list[str] = []
+    page.on("request", lambda r: joins.append(r.url) if "queue/join" in r.url else None)
+    for rounds in (1, 2):  # the second time after the panels refreshed and Reset was pressed
+        page.evaluate("() => window.openenvPlayground.play(12, 60)")
+        page.wait_for_function("() => !window.openenvPlayground.isPlaying()")
+        wait_steps(page, 12)
+        page.wait_for_timeout(500)  # the panel refresh after play
+        if rounds == 1:
+            page.click("#oe-reset")
+            wait_steps(page, 0)
+            page.wait_for_timeout(500)
+            joins.clear()
+    assert len(joins) <= 2, joins  # the refresh when play stops, not one per frame
+    assert page.locator("#oe-tabs").inner_text().count("12") >= 1  # the Rewards list caught up
+    stored = page.evaluate("() => Object.keys(localStorage)")
+    assert not [key for key in stored if "run-history" in key]
+    clean(page)

@@ -66,7 +66,7 @@ def build_blocks(
                 with gr.Tab("Tools", id="tools"):
                     tools_tab(PlaygroundAPI(ctx, controller, page.stage))
             with gr.Tab("Rewards", id="rewards"):
-                reward_panel.build(controller, page.stage)
+                page.rewards_box, page.rewards = reward_panel.build(controller)
             with gr.Tab("State", id="state"):
                 page.state_box = gr.HTML(elem_id="oe-state")
             with gr.Tab("Last response", id="raw"):
@@ -196,10 +196,13 @@ class _Page:
         self.step_btn.click(
             self.on_step, set(self.action_inputs), [self.stage, self.form_msg], **fast
         )
+        # One event refreshes every panel: two events on the same change, each "always_last",
+        # re-ran each other for as long as the stage kept changing (Gradio 6.31), a pair of
+        # queue calls per autoplay frame.
         self.stage.change(
             self.on_refresh,
             None,
-            [self.state_box, self.raw_box, self.code_box],
+            [self.state_box, self.raw_box, self.code_box, self.rewards_box],
             trigger_mode="always_last",
             **fast,
         )
@@ -264,7 +267,7 @@ class _Page:
     async def on_refresh(self, request: gr.Request):
         tab = self.controller.tabs.by_hash(request.session_hash)
         if tab is None or not tab.authorized:
-            return "", "", ""
+            return "", "", "", gr.skip()
         state = await self.controller.state(tab)
         code = python_snippet(
             self.names,
@@ -277,6 +280,7 @@ class _Page:
             json_block(state, "No session: press Reset."),
             json_block(tab.last_response, "Nothing yet."),
             code_block(code, "python"),
+            self.rewards.html(tab),
         )
 
 

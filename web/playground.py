@@ -9,6 +9,7 @@ before Gradio's bundle arrives. All drive the visitors' sessions through one
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,18 @@ QUEUE_IDLE_POLL_S = 0.02  # Gradio: 0.001 (0.05 on Windows)
 PROGRESS_POLL_S = 0.1  # Gradio: 0.01 (0.1 on Windows)
 
 
+# Gradio 6.31 records every event's inputs and outputs in the browser's localStorage ("run
+# history"), rewriting the whole record after each one: with a frame in every step's output that
+# is hundreds of KB per step, and Chromium's autoplay of CartPole fell from 40 to 5 frames/s.
+# The playground keeps its own episode record (Rewards tab, JSONL export); older Gradio 6
+# releases have no such option.
+NO_RUN_HISTORY = (
+    {"run_history": False}
+    if "run_history" in inspect.signature(gr.mount_gradio_app).parameters
+    else {}
+)
+
+
 def mount_playground(
     app: FastAPI,
     ctx: ServerContext,
@@ -64,6 +77,7 @@ def mount_playground(
         css=asset("playground.css"),
         head=routes.favicon_link(ctx.manifest.emoji),
         show_error=True,
+        **NO_RUN_HISTORY,
     )
     # Gradio's queue polls every 1 ms when it has nothing to do (and its progress loop every
     # 10 ms): over 1,000 wake-ups a second per mounted page, forever (12 % of a core for the

@@ -98,8 +98,9 @@ class RewardPanel:
             review.error = f"unknown reward-panel command {name!r}"
 
 
-def build(controller: Controller, stage: gr.HTML) -> gr.HTML:
-    """The panel's component, refreshed whenever the stage changes."""
+def build(controller: Controller) -> tuple[gr.HTML, RewardPanel]:
+    """The panel's component, and the panel that draws it (the page refreshes it with the
+    other panels when the stage changes: one event for all of them)."""
     panel = RewardPanel(controller)
     controller.ctx.web["reward_panel"] = panel
 
@@ -118,17 +119,7 @@ def build(controller: Controller, stage: gr.HTML) -> gr.HTML:
         elem_id="oe-rewards",
     )
 
-    async def refresh(request: gr.Request) -> Any:
-        tab = controller.tabs.by_hash(request.session_hash)
-        if tab is None or not tab.authorized:
-            return gr.skip()
-        return panel.html(tab)
-
-    stage.change(
-        refresh, None, box, trigger_mode="always_last", concurrency_limit=None,
-        show_progress="hidden",
-    )  # fmt: skip
-    return box
+    return box, panel
 
 
 def _tab(controller: Controller, data: Any) -> WebTab | None:
