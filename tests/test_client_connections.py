@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -21,13 +23,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import OPENENV_SERVE_ARGS, ROOT, free_port, serve, stop_process_group
+from conftest import (
+    OPENENV_SERVE_ARGS,
+    ROOT,
+    free_port,
+    serve,
+    stop_process_group,
+    wait_healthy,
+)
 from grid_world_env import GridWorldAction, GridWorldEnv
 from websockets.datastructures import Headers
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 from websockets.http11 import Response
 
-from openenv.client import GenericEnvClient, blocking
+from openenv.client import GenericEnvClient, blocking, connections
 from openenv.client.blocking import BlockingConnection, run_now
 from openenv.client.connections import AsyncConnection, redirect
 from openenv.core import ClientError
@@ -330,3 +339,69 @@ def test_redirects_keep_credentials_at_their_origin_and_never_drop_tls() -> None
     refused = status(403, "/elsewhere")
     with pytest.raises(InvalidStatus):
         redirect("ws://a.example/ws", token, refused)
+
+
+@contextlib.contextmanager
+def pausable_grid() -> Iterator[tuple[str, subprocess.Popen]]:
+    """A grid-world server of our own, to pause with SIGSTOP (its process group)."""
+    port = free_port()
+    app = "grid_world_env.server.app:app"
+    cmd = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port)]
+    cmd += ["--log-level", "warning", *OPENENV_SERVE_ARGS]
+    env = {**os.environ, "ENABLE_WEB_INTERFACE": "0"}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url, proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGCONT)
+        stop_process_group(proc)
+
+
+def test_a_paused_server_is_noticed_by_its_unanswered_ping(monkeypatch) -> None:
+    """Not at the 60 s message timeout: two ping intervals after the server went silent."""
+    monkeypatch.setattr(connections, "PING_S", 0.4)
+    with pausable_grid() as (url, proc):
+        with GridWorldEnv(base_url=url).sync() as env:
+            env.reset()
+            os.killpg(proc.pid, signal.SIGSTOP)
+            start = time.monotonic()
+            with pytest.raises(ClientError) as lost:
+                env.step(GridWorldAction(action="DOWN"))
+            assert time.monotonic() - start < 5
+            assert lost.value.server_code == "CLOSED" and "stopped answering" in str(lost.value)
+            os.killpg(proc.pid, signal.SIGCONT)
+            assert env.reset().observation.x == 0  # the next call opens a new session
+
+        async def async_client() -> None:
+            async with GridWorldEnv(base_url=url) as env:
+                await env.reset()
+                os.killpg(proc.pid, signal.SIGSTOP)
+                start = time.monotonic()
+                with pytest.raises(ClientError) as lost:
+                    await env.step(GridWorldAction(action="DOWN"))
+                assert time.monotonic() - start < 5
+                assert "stopped answering" in str(lost.value)
+                os.killpg(proc.pid, signal.SIGCONT)
+
+        asyncio.run(async_client())
+
+
+def test_a_slow_step_is_not_mistaken_for_a_dead_server(probe: str, monkeypatch) -> None:
+    """The server answers pings while the step runs (in a worker): the call waits it out."""
+    monkeypatch.setattr(connections, "PING_S", 0.2)
+    pings = []
+    send_ping = blocking.ClientProtocol.send_ping
+
+    def counting(self, data):
+        pings.append(data)
+        return send_ping(self, data)
+
+    monkeypatch.setattr(blocking.ClientProtocol, "send_ping", counting)
+    with GenericEnvClient(base_url=probe).sync() as env:
+        env.reset()
+        result = env.step({"label": "slow", "sleep_s": 1.2})
+        assert result.observation["label"] == "slow"
+    assert len(pings) >= 2  # it did ask, and got its answers

@@ -108,7 +108,14 @@ class BlockingConnection(SansIOConnection):
             poll_until = sent + budget if budget else 0.0
             deadline = time.monotonic() + timeout
             while (reply := self._answer(request_id)) is None:
-                self._read(deadline, poll_until=poll_until)
+                check = time.monotonic() + self._alive_check_in()
+                try:
+                    self._read(min(deadline, check), poll_until=poll_until)
+                except TimeoutError:
+                    if time.monotonic() >= deadline:
+                        raise
+                self._check_alive()
+                self._flush()
             took = time.perf_counter() - sent
             last = self._answer_s
             self._answer_s = took if last is None else 0.8 * last + 0.2 * took
@@ -128,6 +135,12 @@ class BlockingConnection(SansIOConnection):
                 pass  # closing anyway
             finally:
                 self.sock.close()
+
+    def abort(self) -> None:
+        """Drop the connection at once (the server is not answering)."""
+        KEEPALIVE.discard(self)
+        with contextlib.suppress(OSError):
+            self.sock.close()
 
     # -- keepalive ---------------------------------------------------------------------------
 
@@ -196,6 +209,7 @@ class BlockingConnection(SansIOConnection):
         except (ConnectionResetError, BrokenPipeError):
             data = b""
         if data:
+            self._heard()
             self.protocol.receive_data(data)
         else:
             self._eof = True

@@ -13,8 +13,14 @@ move bytes, each the cheapest way for its caller:
   proxy (it supports every kind); ``EnvClient`` decides with :func:`proxied`.
 
 All offer ``await request(text, request_id, timeout)`` and ``await close(goodbye)``. What they
-share is here: :class:`SansIOConnection` (handshake, fragmented messages, answers matched to calls),
-:func:`answers` and :func:`redirect`.
+share is here: :class:`SansIOConnection` (handshake, fragmented messages, answers matched to calls,
+liveness), :func:`answers` and :func:`redirect`.
+
+Liveness: while a call waits, a connection silent for :data:`PING_S` seconds sends a ping, and
+one whose ping goes unanswered for :data:`PING_S` more raises :class:`Unresponsive` (a server
+that was paused, crashed without closing TCP, or lost its network), as ``websockets``' own
+client does with its default 20 s interval and timeout. The server answers pings even while
+an environment's step runs in a worker.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
+import time
 import urllib.parse
 from typing import Any
 
@@ -35,6 +42,11 @@ from websockets.uri import parse_uri
 from openenv.core.serialization import load_json
 
 CLOSE_WAIT_S = 2.0
+PING_S = 20.0  # see the module docstring
+
+
+class Unresponsive(ConnectionError):
+    """The server stopped answering: a ping went unanswered for :data:`PING_S` seconds."""
 
 
 REDIRECT_CODES = frozenset({300, 301, 302, 303, 307, 308})
@@ -89,6 +101,8 @@ class SansIOConnection:
         self._texts: list[bytes] = []  # text messages (UTF-8) read but not yet claimed by a call
         self._parts: list[bytes] | None = None  # a fragmented message being assembled
         self._eof = False
+        self._heard_at = time.monotonic()  # when the server last sent anything
+        self._pinged_at: float | None = None  # an unanswered ping of ours, sent then
 
     @staticmethod
     def _protocol(url: str, headers: dict[str, str], max_size: int | None) -> ClientProtocol:
@@ -135,6 +149,30 @@ class SansIOConnection:
             if answers(reply, request_id):
                 return reply
         return None
+
+    def _heard(self) -> None:
+        """Something came from the server: it is alive."""
+        self._heard_at, self._pinged_at = time.monotonic(), None
+
+    def _alive_check_in(self) -> float:
+        """Seconds until :meth:`_check_alive` has something to do."""
+        since = self._heard_at if self._pinged_at is None else self._pinged_at
+        return max(0.0, since + PING_S - time.monotonic())
+
+    def _check_alive(self) -> None:
+        """Ping a server silent for PING_S (the driver flushes); give up on one whose ping went
+        unanswered for PING_S."""
+        now = time.monotonic()
+        if self._pinged_at is None:
+            if now - self._heard_at >= PING_S and self.protocol.state is State.OPEN:
+                self.protocol.send_ping(b"openenv")
+                self._pinged_at = now
+        elif now - self._pinged_at >= PING_S:
+            raise Unresponsive(
+                f"the server stopped answering: no pong within {PING_S:g} s of a ping after "
+                f"{PING_S:g} s of silence (paused, crashed, or unreachable); the session is lost, "
+                "the next call opens a new one"
+            )
 
     def _queue(self, text: str | None, *, close: bool = False) -> None:
         """Queue ``text`` (and a close frame) for the driver's next flush, if still open."""
@@ -201,7 +239,9 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
                     return reply
                 if self._finished():
                     raise self._closed()
-                await self._wait()
+                await self._wait(self._alive_check_in())
+                self._check_alive()
+                self._flush()
 
     async def close(self, goodbye: str | None = None) -> None:
         """Say ``goodbye`` (a last message), close the WebSocket, then the socket."""
@@ -223,6 +263,7 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        self._heard()
         self.protocol.receive_data(data)
         self._flush()  # pongs and close replies go out at once
         self._wake()
@@ -256,13 +297,22 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def _wait(self) -> None:
-        """Until the next data, end of stream, or the caller's timeout."""
-        self._waiter = asyncio.get_running_loop().create_future()
+    def abort(self) -> None:
+        """Drop the connection at once (the server is not answering)."""
+        if self.transport is not None:
+            self.transport.abort()
+
+    async def _wait(self, at_most: float | None = None) -> None:
+        """Until the next data, end of stream, ``at_most`` seconds, or the caller's timeout."""
+        loop = asyncio.get_running_loop()
+        self._waiter = loop.create_future()
+        timer = loop.call_later(at_most, self._wake) if at_most is not None else None
         try:
             await self._waiter
         finally:
             self._waiter = None
+            if timer is not None:
+                timer.cancel()
 
 
 class ProxiedConnection:

@@ -24,6 +24,7 @@ from openenv.client.connections import (
     MAX_REDIRECTS,
     AsyncConnection,
     ProxiedConnection,
+    Unresponsive,
     proxied,
     redirect,
 )
@@ -236,6 +237,10 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 raise ClientError(
                     f"no answer to {message['type']!r} within {self._message_timeout}s", "TIMEOUT"
                 ) from None
+            except Unresponsive as exc:
+                ws, self._ws = self._ws, None
+                ws.abort()
+                raise ClientError(str(exc), "CLOSED") from None
             except ConnectionClosed as exc:
                 self._ws = None
                 raise _closed_error(exc) from exc
