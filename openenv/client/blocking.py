@@ -17,7 +17,7 @@ async client's own methods on it without an event loop.
 Waiting for an answer that comes within :data:`SPIN_S` (a fast environment's step), the thread
 polls the socket instead of sleeping in the kernel. On a virtual machine a CPU that sleeps costs
 tens of microseconds to wake, and the sender pays for waking it too: for an Atari step over
-loopback, polling gives about 15% more steps/s (``bench/bench_frames.py``). It is bounded: only
+loopback, polling gave 10-40% more steps/s in most runs (``bench/bench_frames.py``). Bounded: only
 while recent answers took less than the budget, never longer than twice their recent average,
 one polling thread per process, not on TLS connections; ``OPENENV_CLIENT_SPIN_US=0`` turns it
 off.
