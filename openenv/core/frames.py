@@ -31,7 +31,9 @@ grayscale screen, a 128-byte RAM dump…) in one of five encodings:
 
 Servers pick the encoding per episode (environments take a ``frame_encoding`` reset option);
 ``$OPENENV_FRAME_ENCODING`` changes the default for a whole server. Clients call
-:func:`decode_frame` to get the ``numpy`` array back, whatever the encoding.
+:func:`decode_frame` to get the ``numpy`` array back, whatever the encoding. A screen kept as
+palette indices (an emulator's) can be encoded without building its image: see
+:class:`PaletteFrames`.
 """
 
 from __future__ import annotations
