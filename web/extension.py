@@ -19,6 +19,11 @@ there (or return a ``gr.Blocks``, which is rendered in the tab). Handlers take a
 thread); ``api.step`` applies an action exactly like a button press (logged, redrawn);
 ``api.stage_html`` redraws the main view; list ``api.stage`` as an output to show it.
 Errors reach the visitor as ``gr.Error`` messages with what to do next.
+
+Do not add another ``api.stage.change`` listener to refresh a panel: the page already refreshes
+its panels on that event, and under Gradio 6.31 two ``always_last`` listeners on one trigger
+re-run each other for as long as the stage keeps changing (a pair of queue calls per autoplay
+frame). Refresh a tab's own components from its own events.
 """
 
 from __future__ import annotations
