@@ -9,18 +9,19 @@ from typing import Any
 
 from PIL import Image
 
+from web.episode_file import KEYS
+
 GIF_MAX_SIDE = 480
 
 
 def episode_jsonl(steps: Iterable[dict[str, Any]]) -> str:
     """One JSON object per line: ``action``, ``observation``, ``reward``, ``done``, and
     ``label`` (the button pressed) on steps that were a button press."""
-    keys = ("action", "observation", "reward", "done")
-    return "".join(json.dumps(_record(step, keys), ensure_ascii=False) + "\n" for step in steps)
+    return "".join(json.dumps(_record(step), ensure_ascii=False) + "\n" for step in steps)
 
 
-def _record(step: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    record = {k: step.get(k) for k in keys}
+def _record(step: dict[str, Any]) -> dict[str, Any]:
+    record = {k: step.get(k) for k in KEYS}
     if step.get("label"):
         record["label"] = step["label"]
     return record

@@ -167,5 +167,8 @@ def action_text(step: dict[str, Any], limit: int = 60) -> str:
         text = label
     else:
         shown = set_fields(step.get("action") or {})
-        text = str(next(iter(shown.values()))) if len(shown) == 1 else json.dumps(shown)
+        if len(shown) == 1:
+            text = str(next(iter(shown.values())))
+        else:
+            text = json.dumps(shown, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -336,8 +336,8 @@ class ProxiedConnection:
                 additional_headers=headers or None,
                 max_size=max_size,
                 open_timeout=timeout,
-                ping_interval=20,
-                ping_timeout=20,
+                ping_interval=PING_S,
+                ping_timeout=PING_S,
                 # Messages are small JSON (frames come pre-compressed): per-message deflate
                 # would cost CPU and ~tens of KiB of zlib state per session.
                 compression=None,

@@ -113,10 +113,7 @@ def encode_frame(array: np.ndarray, encoding: str = DEFAULT_ENCODING) -> FrameDa
         return pixels.ravel().tolist()
     if encoding == "rows":
         rows, repeats = distinct_rows(pixels)
-        data = base64.b64encode(zlib.compress(rows, ZLIB_LEVEL)).decode("ascii")
-        return RowsFrame.model_construct(
-            encoding="rows", shape=list(pixels.shape), repeats=repeats, data=data
-        )
+        return _rows_frame(rows, repeats, list(pixels.shape))
     if encoding == "zlib":
         payload = zlib.compress(pixels.tobytes(), ZLIB_LEVEL)
     elif encoding == "png":
@@ -162,9 +159,7 @@ class PaletteFrames:
         if not np.take(self._known, rows).all():  # take: several times faster than [rows]
             self._learn(indices, image())
         pixels = np.take(self._colours, rows, axis=0)
-        data = base64.b64encode(zlib.compress(pixels.tobytes(), ZLIB_LEVEL)).decode("ascii")
-        shape = [*indices.shape, *self._colours.shape[1:]]
-        return RowsFrame.model_construct(encoding="rows", shape=shape, repeats=repeats, data=data)
+        return _rows_frame(pixels, repeats, [*indices.shape, *self._colours.shape[1:]])
 
     def _learn(self, indices: np.ndarray, image: np.ndarray) -> None:
         expected = (*indices.shape, *self._colours.shape[1:])
@@ -203,6 +198,12 @@ def decode_frame(obj: FrameData | dict, shape: list[int] | tuple[int, ...] | Non
             f"frame data holds {len(raw)} bytes but shape {obj.shape} needs {expected}"
         )
     return np.frombuffer(raw, dtype=np.uint8).reshape(obj.shape)
+
+
+def _rows_frame(rows: np.ndarray, repeats: list[int], shape: list[int]) -> RowsFrame:
+    """The ``"rows"`` wire object of the distinct ``rows`` (C order) and their run lengths."""
+    data = base64.b64encode(zlib.compress(rows.tobytes(), ZLIB_LEVEL)).decode("ascii")
+    return RowsFrame.model_construct(encoding="rows", shape=shape, repeats=repeats, data=data)
 
 
 def distinct_rows(pixels: np.ndarray) -> tuple[np.ndarray, list[int]]:
