@@ -2,7 +2,8 @@
 // `element`, `trigger`, `props` and `server` (server.act / server.autoplay call Python
 // directly, without the event queue). It wires the action buttons, keyboard shortcuts
 // (the keys environments declare, plus WASD for arrows), copy buttons and autoplay.
-// ALIASES, EDITABLE and actionButtonFor come from keys.js, put in front of this file.
+// ALIASES, EDITABLE, actionButtonFor, sliderValues and wireSliders come from keys.js, put in
+// front of this file.
 const api = (window.openenvPlayground = window.openenvPlayground || {});
 let inFlight = null;
 let queued = null;
@@ -14,7 +15,10 @@ function show(result) {
   if (!result) return;
   if (result.error) showError(result.error);
   if (result.quick) patch(result.quick);
-  else if (typeof result.html === "string") props.value = result.html;
+  else if (typeof result.html === "string") {
+    props.value = result.html;
+    requestAnimationFrame(syncHold);
+  }
 }
 
 // Autoplay frames: swap the view and the counters in place (no full re-render per frame).
@@ -57,9 +61,10 @@ function showError(text) {
 }
 
 // One call at a time; while one runs, only the latest key press or click waits.
-function act(index) {
-  if (inFlight) { queued = index; return inFlight; }
-  inFlight = call("act", { index }).finally(() => {
+// `payload` is {index} (a button) or {values} (the sliders).
+function act(payload) {
+  if (inFlight) { queued = payload; return inFlight; }
+  inFlight = call("act", payload).finally(() => {
     inFlight = null;
     refreshPanels();
     if (queued !== null) { const next = queued; queued = null; act(next); }
@@ -83,8 +88,21 @@ element.addEventListener("click", (event) => {
   if (row) { inspectStep(row); return; }
   const button = event.target.closest("button.oe-act");
   if (!button || button.disabled) return;
-  act(Number(button.dataset.i));
+  act({ index: Number(button.dataset.i) });
 });
+wireSliders(element, (values) => act({ values }));
+
+// "hold during autoplay": autoplay sends the sliders' values. The box is drawn anew with the
+// stage, so its state lives here.
+element.addEventListener("change", (event) => {
+  if (event.target.matches(".oe-hold-box")) api.hold = event.target.checked;
+});
+function syncHold() {
+  const box = element.querySelector(".oe-hold-box");
+  if (box) box.checked = Boolean(api.hold);
+}
+const autoplayPayload = () =>
+  api.hold && element.querySelector(".oe-sliders") ? { values: sliderValues(element) } : {};
 
 const buttonFor = (key) => actionButtonFor(element, key);
 
@@ -115,7 +133,7 @@ api.buttonFor = buttonFor;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Autoplay: random legal actions, `steps` of them (0 = until done), at `fps` steps a second.
+// Autoplay: random legal actions (or slider values, see autoplayPayload), `steps` of them (0 = until done), at `fps` steps a second.
 api.play = async (steps, fps) => {
   if (playing) return;
   playing = true;
@@ -125,7 +143,7 @@ api.play = async (steps, fps) => {
   try {
     for (let n = 0; playing && (limit === 0 || n < limit); n++) {
       const started = performance.now();
-      const result = await call("autoplay", {});
+      const result = await call("autoplay", autoplayPayload());
       if (!result || !result.ok || result.done) break;
       const wait = interval - (performance.now() - started);
       if (wait > 1) await sleep(wait);

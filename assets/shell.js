@@ -4,7 +4,8 @@
 // stage as the Gradio page, and answers the stage's buttons and keys. When Gradio loads, its
 // load event asks handoff() for the tab key (kept in sessionStorage, so per browser tab) and
 // adopts the episode; once Gradio's stage is drawn, the shell steps aside.
-// ALIASES, EDITABLE and actionButtonFor come from keys.js, put in front of this file.
+// ALIASES, EDITABLE, actionButtonFor and wireSliders come from keys.js, put in front of this
+// file.
 (() => {
   const shell = document.getElementById("oe-shell");
   if (!shell || window.openenvShell) return;
@@ -66,6 +67,7 @@
     const button = event.target.closest("button.oe-act");
     if (button && !button.disabled) run("act", { tab: key, index: Number(button.dataset.i) });
   });
+  wireSliders(stage, (values) => run("act", { tab: key, values }));
 
   document.addEventListener("keydown", (event) => {
     if (!active || event.ctrlKey || event.metaKey || event.altKey) return;

@@ -15,6 +15,7 @@ from typing import Any
 from openenv.core import (
     Action,
     ActionChoice,
+    ActionSliders,
     Board,
     Environment,
     Frame,
@@ -47,7 +48,8 @@ def check_env(
     """Check ``env`` against the Environment contract; return notes on skipped checks.
 
     ``actions(env, rng)`` picks the next action; by default a seeded choice among
-    ``legal_actions()``. ``reset_kwargs`` are extra reset options used for every reset.
+    ``legal_actions()``, else random values of ``action_sliders()``. ``reset_kwargs`` are
+    extra reset options used for every reset.
     """
     notes: list[str] = []
     action_cls, obs_cls, _ = type(env).wire_types()
@@ -90,7 +92,10 @@ def _dump(obs: Observation) -> str:
 
 def _pick_legal(env: Environment, rng: random.Random) -> Any:
     choices = env.legal_actions()
-    return rng.choice(choices).action if choices else None
+    if choices:
+        return rng.choice(choices).action
+    sliders = env.action_sliders()
+    return None if sliders is None else sliders.action_for(sliders.sample(rng))
 
 
 def _as_action(raw: Any, action_cls: type[Action]) -> Action:
@@ -160,6 +165,13 @@ def _check_hooks(env: Environment, action_cls: type[Action]) -> None:
     for choice in choices:
         _require(isinstance(choice, ActionChoice), "legal_actions() must return ActionChoice items")
         _as_action(choice.action, action_cls)
+    sliders = env.action_sliders()
+    _require(
+        sliders is None or isinstance(sliders, ActionSliders),
+        f"action_sliders() returned {type(sliders).__name__}; return ActionSliders or None",
+    )
+    if sliders is not None:
+        _as_action(sliders.action_for(sliders.start), action_cls)
 
 
 def _rollout(env, pick, seed, kwargs, steps, action_cls, obs_cls) -> list[tuple[str, str]]:

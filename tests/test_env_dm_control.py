@@ -129,3 +129,19 @@ def test_calls_from_different_threads_share_one_gl_context():
         env.close()
     assert all(f.shape == (48, 320, 3) for f in frames[:3])
     assert not np.array_equal(frames[0], frames[2])  # the cart moved
+
+
+def test_continuous_actions_are_sliders_named_after_the_actuators():
+    env = DMControlEnvironment()
+    env.reset(seed=0, domain_name="walker", task_name="walk")
+    sliders = env.action_sliders()
+    assert [s.label for s in sliders.sliders] == [
+        "right_hip", "right_knee", "right_ankle", "left_hip", "left_knee", "left_ankle"
+    ]  # fmt: skip
+    assert {(s.low, s.high, s.value) for s in sliders.sliders} == {(-1.0, 1.0, 0.0)}
+    before = env.state.step_count
+    env.step(DMControlAction(**sliders.action_for([0.5, 0, 0, -0.5, 0, 0])))
+    assert env.state.step_count == before + 1
+    env.reset(seed=0, domain_name="cartpole", task_name="balance")
+    assert [s.label for s in env.action_sliders().sliders] == ["slide"]
+    env.close()

@@ -221,3 +221,28 @@ def test_the_action_schema_gives_the_form_its_bounds():
     assert (cartpole["type"], cartpole["minimum"], cartpole["maximum"]) == ("integer", 0, 1)
     pendulum = action_model("Pendulum-v1").model_json_schema()["properties"]["action"]
     assert (pendulum["type"], pendulum["minimum"], pendulum["maximum"]) == ("number", -2.0, 2.0)
+
+
+def test_box_actions_get_one_slider_per_number_sized_from_the_space():
+    from gymnasium import spaces
+    from gymnasium_env.server.spaces import sliders
+
+    env = GymnasiumEnvironment()
+    env.reset(seed=0, env_id="Pendulum-v1")
+    pendulum = env.action_sliders()
+    assert [(s.label, s.low, s.high, s.value) for s in pendulum.sliders] == [
+        ("torque", -2.0, 2.0, 0.0)
+    ]
+    obs = env.step(GymnasiumAction(**pendulum.action_for([1.5])))
+    assert obs.metadata["truncated"] is False
+    env.reset(seed=0, env_id="MountainCarContinuous-v0")
+    assert [s.label for s in env.action_sliders().sliders] == ["force"]
+    env.reset(seed=0, env_id="CartPole-v1")
+    assert env.action_sliders() is None  # buttons instead
+    env.close()
+    grid = sliders(spaces.Box(0, 1, shape=(2, 2)), ["a", "b", "c", "d"])
+    assert len(grid.sliders) == 4 and not grid.scalar
+    assert sliders(spaces.Box(-np.inf, 1, shape=(2,)), ["a", "b"]) is None  # no bounds to slide
+    assert sliders(spaces.Box(0, 1, shape=(65,)), ["x"] * 65) is None  # too many: the form
+    assert sliders(spaces.Box(0, 5, shape=(), dtype=np.int64), ["n"]).sliders[0].step == 1
+    assert sliders(spaces.Box(0, 5, shape=()), ["n"]).scalar

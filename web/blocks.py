@@ -153,7 +153,7 @@ class _Page:
             tab = _tab_from(controller, data)
             if tab is None:
                 return _gone()
-            ok = await controller.act(tab, data.get("index"))
+            ok = await controller.press(tab, data)
             return {"html": stage_html(tab), "ok": ok, "done": tab.done}
 
         async def autoplay(data: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +161,10 @@ class _Page:
             tab = _tab_from(controller, data)
             if tab is None:
                 return _gone()
-            ok = await controller.random_step(tab)
+            if "values" in data:  # "hold during autoplay": the sliders' values
+                ok = await controller.slide(tab, data["values"])
+            else:
+                ok = await controller.random_step(tab)
             if not ok or tab.done:
                 return {"html": stage_html(tab), "ok": ok, "done": tab.done}
             return {"quick": quick_update(tab), "ok": ok, "done": tab.done}

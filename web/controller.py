@@ -18,7 +18,7 @@ from openenv.core.errors import (
     SessionNotFound,
 )
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
-from openenv.core.views import ActionChoice, Frame
+from openenv.core.views import ActionChoice, ActionSliders, Frame
 from openenv.server.context import ServerContext
 from web.render import frame_html, set_fields, view_html
 from web.tabs import TabRegistry, WebTab
@@ -139,6 +139,12 @@ class Controller:
 
         return await self.manager.run(session, run)
 
+    async def press(self, tab: WebTab, data: dict[str, Any]) -> bool:
+        """What the stage sent: ``{"index": i}`` (a button) or ``{"values": [...]}`` (sliders)."""
+        if "values" in data:
+            return await self.slide(tab, data["values"])
+        return await self.act(tab, data.get("index"))
+
     async def act(self, tab: WebTab, index: Any) -> bool:
         """Press the ``index``-th legal-action button."""
         choice = self._choice(tab, index)
@@ -146,10 +152,30 @@ class Controller:
             return False
         return await self.step(tab, _action_dict(choice), choice.label)
 
+    async def slide(self, tab: WebTab, values: Any) -> bool:
+        """Step with the sliders at ``values``; they stay there for the next step."""
+        sliders = tab.sliders
+        if sliders is None:
+            tab.say("There are no sliders now: use the buttons or the action form.", "error")
+            return False
+        try:
+            action = sliders.action_for(values)
+        except ValueError as exc:
+            tab.say(f"Step refused, nothing changed: {exc}", "error")
+            return False
+        tab.slider_values = [float(v) for v in values]
+        return await self.step(tab, action)
+
     async def random_step(self, tab: WebTab) -> bool:
-        """One autoplay step: a random legal action."""
+        """One autoplay step: random slider values when there are sliders, else a random
+        legal action."""
+        if tab.sliders is not None:
+            return await self.step(tab, tab.sliders.action_for(tab.sliders.sample(random)))
         if not tab.legal:
-            tab.say("Autoplay needs legal actions, and this environment lists none.", "error")
+            tab.say(
+                "Autoplay needs legal actions or sliders, and this environment offers neither.",
+                "error",
+            )
             return False
         choice = random.choice(tab.legal)
         return await self.step(tab, _action_dict(choice), choice.label)
@@ -194,11 +220,14 @@ class Controller:
         try:
             if drawn is None and session is None:
                 raise SessionNotFound("the session closed while drawing")
-            view, legal = drawn or await self.manager.call(session, _render_and_legal)
+            view, legal, sliders = drawn or await self.manager.call(session, _drawing)
         except OpenEnvError as exc:
             tab.say(f"The environment failed to draw itself: {exc.message}", "error")
-            view, legal = None, []
+            view, legal, sliders = None, [], None
         tab.view, tab.legal = view, list(legal or [])
+        if sliders != tab.sliders:  # another task or space: the sliders start afresh
+            tab.slider_values = [] if sliders is None else sliders.start
+        tab.sliders = sliders
         if isinstance(view, Frame):
             png = view.to_png()
             tab.view_html = frame_html(view, png)
@@ -238,14 +267,18 @@ def session_of(tab: WebTab) -> Any:
     return tab.session
 
 
-def _render_and_legal(env: Any) -> tuple[Any, list[ActionChoice]]:
-    return env.render(), env.legal_actions()
+Drawing = tuple[Any, list[ActionChoice], ActionSliders | None]
 
 
-def _step_render(env: Any, action: Any) -> tuple[Any, tuple[Any, list[ActionChoice]] | None]:
+def _drawing(env: Any) -> Drawing:
+    """What the stage shows: the view, the buttons and the sliders."""
+    return env.render(), env.legal_actions(), env.action_sliders()
+
+
+def _step_render(env: Any, action: Any) -> tuple[Any, Drawing | None]:
     obs = env.step(action)
     try:
-        return obs, _render_and_legal(env)
+        return obs, _drawing(env)
     except Exception:  # drawing failed: the step happened; _draw retries and reports it
         return obs, None
 

@@ -4,7 +4,8 @@
   server's capacity, like every playground tab) and reset it; answers ``{"tab": key, "html"}``.
 - ``POST {path}/shell/reset`` ``{"tab"}``: a new episode for that tab (a tab that is gone is
   opened afresh, with a new key).
-- ``POST {path}/shell/act`` ``{"tab", "index"}``: press the ``index``-th legal-action button.
+- ``POST {path}/shell/act`` ``{"tab", "index"}``: press the ``index``-th legal-action button;
+  ``{"tab", "values"}`` steps with the sliders at those values.
 - ``POST {path}/shell/close`` ``{"tab"}``: the browser tab closed before Gradio adopted it
   (``navigator.sendBeacon``); frees the session.
 
@@ -52,7 +53,7 @@ def add_shell_routes(app: FastAPI, controller: Controller, path: str) -> None:
         tab = _shell_tab(controller, data)
         if tab is None:
             return {"ok": False, "error": GONE}
-        ok = await controller.act(tab, data.get("index"))
+        ok = await controller.press(tab, data)
         return _answer(tab, ok)
 
     async def close(request: Request) -> Response:

@@ -29,7 +29,8 @@ def stage_html(tab: WebTab) -> str:
     return (
         f'<div class="oe-stage" data-tab="{html.escape(tab.key)}" '
         f'data-done="{int(tab.done)}" data-steps="{len(tab.episode.steps)}">'
-        f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_message(tab)}</section>'
+        f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_sliders(tab)}{_message(tab)}'
+        "</section>"
         f'<aside class="oe-side">{episode_panel(tab)}</aside></div>'
     )
 
@@ -72,6 +73,35 @@ def _buttons(tab: WebTab) -> str:
         for i, choice in enumerate(tab.legal)
     )
     return f'<div class="oe-actions" role="toolbar" aria-label="legal actions">{buttons}</div>'
+
+
+def _sliders(tab: WebTab) -> str:
+    """One slider per number of a continuous action, where the visitor left them, and Step.
+
+    With "hold" ticked, autoplay sends the sliders' values (moved while it plays) instead of
+    random ones. Arrow keys move a focused slider, Enter steps.
+    """
+    sliders = tab.sliders
+    if sliders is None:
+        return ""
+    disabled = " disabled" if tab.done or tab.session is None else ""
+    values = tab.slider_values if len(tab.slider_values) == len(sliders.sliders) else sliders.start
+    rows = "".join(
+        f'<label class="oe-slider"><span>{html.escape(s.label)}</span>'
+        f'<input type="range" min="{s.low:g}" max="{s.high:g}" step="{s.step:g}" '
+        f'value="{value:g}" data-start="{s.value:g}"{disabled}>'
+        f"<output>{_num(value)}</output></label>"
+        for s, value in zip(sliders.sliders, values, strict=True)
+    )
+    return (
+        f'<div class="oe-sliders" role="group" aria-label="continuous action">{rows}'
+        '<div class="oe-slider-bar">'
+        f'<button type="button" class="oe-slide"{disabled}>Step ▶</button>'
+        '<button type="button" class="oe-slide-start">Reset sliders</button>'
+        '<label class="oe-hold" title="autoplay sends these values instead of random ones">'
+        '<input type="checkbox" class="oe-hold-box"> hold during autoplay</label>'
+        "</div></div>"
+    )
 
 
 def _message(tab: WebTab) -> str:

@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from openenv.core.views import ActionChoice, View
+from openenv.core.views import ActionChoice, ActionSliders, View
 from openenv.server.sessions import Session
 
 MAX_RECORDED_FRAMES = 3000
@@ -58,6 +58,8 @@ class WebTab:
     view: View | None = None
     view_html: str = ""
     legal: list[ActionChoice] = field(default_factory=list)
+    sliders: ActionSliders | None = None
+    slider_values: list[float] = field(default_factory=list)  # where the visitor left them
     observation: dict[str, Any] = field(default_factory=dict)
     done: bool = False
     last_response: dict[str, Any] | None = None

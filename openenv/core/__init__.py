@@ -15,11 +15,22 @@ from openenv.core.errors import (
     UnknownMessageType,
 )
 from openenv.core.types import Action, Observation, State, StepResult
-from openenv.core.views import ActionChoice, Board, Cell, Frame, Svg, Text, View
+from openenv.core.views import (
+    ActionChoice,
+    ActionSliders,
+    Board,
+    Cell,
+    Frame,
+    Slider,
+    Svg,
+    Text,
+    View,
+)
 
 __all__ = [
     "Action",
     "ActionChoice",
+    "ActionSliders",
     "Board",
     "CapacityReached",
     "Cell",
@@ -34,6 +45,7 @@ __all__ = [
     "OpenEnvError",
     "ResetNeeded",
     "SessionNotFound",
+    "Slider",
     "State",
     "StepResult",
     "Svg",

@@ -22,7 +22,7 @@ from openenv.core.rubrics import Rubric
 from openenv.core.rubrics.components import attach, components_of, reconcile
 from openenv.core.transforms import Transform
 from openenv.core.types import Action, Observation, State
-from openenv.core.views import ActionChoice, View
+from openenv.core.views import ActionChoice, ActionSliders, View
 
 ActT = TypeVar("ActT", bound=Action)
 ObsT = TypeVar("ObsT", bound=Observation)
@@ -74,6 +74,9 @@ class Environment(Generic[ActT, ObsT, StateT]):
     ``legal_actions() -> list[ActionChoice]``
         The actions allowed now, labelled, with optional keyboard keys; the playground shows one
         button per choice. Return ``[]`` when actions are not enumerable.
+    ``action_sliders() -> ActionSliders | None``
+        A continuous action as sliders (bounds and labels for now): the playground draws them
+        with a Step button under the view, and autoplay draws random values in their ranges.
 
     Rewards (optional): set ``self.rubric`` to a :class:`~openenv.core.rubrics.Rubric` and the
     base class scores every step with it: ``observation.reward`` becomes the rubric's score and
@@ -139,6 +142,9 @@ class Environment(Generic[ActT, ObsT, StateT]):
 
     def legal_actions(self) -> list[ActionChoice]:
         return []
+
+    def action_sliders(self) -> ActionSliders | None:
+        return None
 
     # -- helpers for servers and tools --------------------------------------------------
 

@@ -7,6 +7,7 @@ playground, a GIF export, or a notebook's ``_repr_png_``; environments never ret
 from __future__ import annotations
 
 import base64
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +98,88 @@ class ActionChoice:
     action: Any
     key: str | None = None
     description: str = ""
+
+
+@dataclass(frozen=True)
+class Slider:
+    """One number of a continuous action, drawn as a slider from ``low`` to ``high``.
+
+    ``value`` is where the slider starts (clamped into the range); ``step`` is its increment
+    (``None``: the power of ten nearest below a hundredth of the range).
+    """
+
+    label: str
+    low: float
+    high: float
+    value: float = 0.0
+    step: float | None = None
+
+    def __post_init__(self) -> None:
+        low, high = float(self.low), float(self.high)
+        if not (math.isfinite(low) and math.isfinite(high) and low < high):
+            raise ValueError(
+                f"Slider {self.label!r} needs finite bounds low < high, got {low}, {high}"
+            )
+        # A power of ten near a hundredth of the range: round values such as 1.5 stay reachable.
+        step = 10 ** math.floor(math.log10((high - low) / 100)) if self.step is None else self.step
+        step = float(step)
+        if not (math.isfinite(step) and step > 0):
+            raise ValueError(f"Slider {self.label!r} needs a positive step, got {self.step}")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "value", min(max(float(self.value), low), high))
+        object.__setattr__(self, "step", step)
+
+    def snap(self, value: float) -> float:
+        """``value`` on the nearest step from ``low``, inside the range (``1.98``, not
+        ``1.9800000000000002``)."""
+        steps = round((value - self.low) / self.step)
+        return float(f"{min(max(self.low + steps * self.step, self.low), self.high):.12g}")
+
+
+@dataclass(frozen=True)
+class ActionSliders:
+    """A continuous action the playground offers as sliders and a Step button.
+
+    The action sent is ``action`` (its other fields) with ``field`` set to the list of slider
+    values, or to the one value when ``scalar``. Autoplay draws each value uniformly.
+    """
+
+    field: str
+    sliders: tuple[Slider, ...]
+    scalar: bool = False
+    action: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sliders", tuple(self.sliders))
+        if not self.sliders or not all(isinstance(s, Slider) for s in self.sliders):
+            raise ValueError("ActionSliders needs at least one Slider")
+        if self.scalar and len(self.sliders) != 1:
+            raise ValueError("a scalar ActionSliders has exactly one Slider")
+
+    @property
+    def start(self) -> list[float]:
+        return [s.value for s in self.sliders]
+
+    def action_for(self, values: Any) -> dict[str, Any]:
+        """The action for slider ``values``; ValueError says what is wrong with them."""
+        if not isinstance(values, list | tuple) or len(values) != len(self.sliders):
+            raise ValueError(f"send {len(self.sliders)} slider values as a list")
+        checked = []
+        for slider, value in zip(self.sliders, values, strict=True):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{slider.label}: {value!r} is not a number")
+            if not slider.low <= value <= slider.high:
+                raise ValueError(
+                    f"{slider.label}: {value:g} is outside [{slider.low:g}, {slider.high:g}]"
+                )
+            checked.append(float(value))
+        return {**self.action, self.field: checked[0] if self.scalar else checked}
+
+    def sample(self, rng: Any) -> list[float]:
+        """Values drawn uniformly from each slider's range by ``rng`` (``random.Random``), on
+        the slider's steps (what dragging it could give)."""
+        return [s.snap(rng.uniform(s.low, s.high)) for s in self.sliders]
 
 
 def png_data_url(png: bytes) -> str:

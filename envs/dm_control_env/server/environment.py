@@ -18,8 +18,9 @@ Reset options (each optional; defaults from environment variables):
     How ``pixels`` travel (:mod:`openenv.core.frames`).
 
 Actions: ``values``, one number per action dimension within the spec's bounds; a wrong length or
-an out-of-bounds value is refused and the simulation is unchanged. Buttons: for one-dimensional
-actions, full left / zero / full right on the arrow keys; otherwise a zero action.
+an out-of-bounds value is refused and the simulation is unchanged. The playground has one slider
+per actuator, named after it, and buttons: for one-dimensional actions, full left / zero / full
+right on the arrow keys; otherwise a zero action.
 
 Reward: the task's reward in [0, 1] per step. Rendering uses ``MUJOCO_GL`` (``egl`` unless set;
 ``osmesa`` needs Debian's ``libosmesa6``). An OpenGL context belongs to the thread that made it
@@ -45,7 +46,7 @@ from dm_control_env.models import (
     DMControlObservation,
     DMControlState,
 )
-from openenv.core import ActionChoice, Environment, Frame, InvalidAction
+from openenv.core import ActionChoice, ActionSliders, Environment, Frame, InvalidAction, Slider
 from openenv.core.frames import Encoding, encode_frame, resolve_encoding
 
 DEFAULTS = {
@@ -161,6 +162,20 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
             ActionChoice("0", {"values": [0.0]}, key="ArrowDown"),
             ActionChoice(f"{high:g} →", {"values": [high]}, key="ArrowRight"),
         ]
+
+    def action_sliders(self) -> ActionSliders | None:
+        """One slider per actuator, named after it and sized from the action spec."""
+        if self._env is None:
+            return None
+        spec = self._env.action_spec()
+        low = np.broadcast_to(spec.minimum, spec.shape).ravel()
+        high = np.broadcast_to(spec.maximum, spec.shape).ravel()
+        names = list(self._env.physics.named.data.ctrl.axes.row.names)
+        if len(names) != len(low):
+            names = [f"values[{i}]" for i in range(len(low))]
+        return ActionSliders(
+            "values", tuple(Slider(n, lo, hi) for n, lo, hi in zip(names, low, high, strict=True))
+        )
 
     def close(self) -> None:
         self._drop_env()

@@ -14,8 +14,9 @@ from dm_control_env.server.environment import load_task
 def action_model(domain_name: str, task_name: str) -> type[DMControlAction]:
     """``DMControlAction`` whose schema has one bounded number per action dimension.
 
-    Only the schema changes (the playground draws bounded numbers as sliders); validation
-    stays generic because a session may switch tasks at reset.
+    Only the schema changes (clients and the playground's action form read the bounds; the
+    stage's sliders come from ``action_sliders()``, per session); validation stays generic
+    because a session may switch tasks at reset.
     """
     env = load_task(domain_name, task_name)
     try:

@@ -21,7 +21,8 @@ Actions: ``{"action": ...}`` in the JSON form of the action space (``Discrete``:
 ``Box``: a number or list of numbers within the bounds; ``MultiDiscrete``/``MultiBinary``: a
 list of ints). An action outside the space is refused and the environment is unchanged.
 Discrete actions have labelled buttons (CartPole, MountainCar, Acrobot, FrozenLake, Taxi,
-CliffWalking, Blackjack, MiniGrid; ``action k`` otherwise).
+CliffWalking, Blackjack, MiniGrid; ``action k`` otherwise); a ``Box`` bounded on both sides has
+one slider per number (named for Pendulum, MountainCarContinuous, LunarLander, ...).
 
 Observation: ``observation`` and ``info`` in JSON form (uint8 images of 1024+ values are sent
 as frames), ``frame`` (the ``rgb_array`` render, with ``render=True``) or ``text`` (the ``ansi``
@@ -48,8 +49,8 @@ from gymnasium.envs.registration import load_env_creator
 
 from gymnasium_env.models import GymnasiumAction, GymnasiumObservation, GymnasiumState
 from gymnasium_env.server import spaces as sp
-from gymnasium_env.server.labels import discrete_labels
-from openenv.core import ActionChoice, Environment, Frame, InvalidAction, Text
+from gymnasium_env.server.labels import box_labels, discrete_labels
+from openenv.core import ActionChoice, ActionSliders, Environment, Frame, InvalidAction, Text
 from openenv.core.frames import Encoding, encode_frame, resolve_encoding
 
 DEFAULT_ENV_ID = "CartPole-v1"
@@ -156,6 +157,13 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
             ActionChoice(label, {"action": value}, key=key)
             for value, (label, key) in zip(actions, labels, strict=True)
         ]
+
+    def action_sliders(self) -> ActionSliders | None:
+        if self._env is None:
+            return None
+        space = self._env.action_space
+        shape = getattr(space, "shape", None) or ()
+        return sp.sliders(space, box_labels(self._env.unwrapped, tuple(shape)))
 
     def close(self) -> None:
         if self._env is not None:

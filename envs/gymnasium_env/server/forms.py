@@ -14,9 +14,10 @@ from gymnasium_env.server import spaces as sp
 def action_model(env_id: str) -> type[GymnasiumAction]:
     """``GymnasiumAction`` whose schema gives ``env_id``'s action type and bounds.
 
-    Only the schema changes (the playground's form draws bounded numbers as sliders);
-    validation stays generic because a session may switch to another ``env_id`` at reset,
-    and the environment checks every action against its own space.
+    Only the schema changes (clients and the playground's action form read the bounds; the
+    stage's sliders come from ``action_sliders()``, per session); validation stays generic
+    because a session may switch to another ``env_id`` at reset, and the environment checks
+    every action against its own space.
     """
     env = gym.make(env_id)
     try:

@@ -1,4 +1,5 @@
-"""Button labels and keyboard keys for the discrete actions of well-known environments.
+"""Button labels and keyboard keys for the discrete actions of well-known environments, and
+slider names for their continuous (Box) actions.
 
 Keyed by the class name of the unwrapped environment, so variants (``FrozenLake8x8-v1``,
 ``CliffWalkingSlippery-v1``) share labels. Unknown environments get ``action k`` buttons, or
@@ -7,6 +8,8 @@ the names of an ``actions`` enum when the environment has one (MiniGrid).
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 Label = tuple[str, str | None]  # (button text, KeyboardEvent.key)
@@ -46,6 +49,17 @@ KNOWN: dict[str, list[Label]] = {
     "BlackjackEnv": [("Stick", "s"), ("Hit", "h")],
 }
 
+# What each number of a Box action drives, from the environments' documentation.
+BOX_NAMES: dict[str, list[str]] = {
+    "PendulumEnv": ["torque"],
+    "Continuous_MountainCarEnv": ["force"],
+    "LunarLander": ["main engine", "side engines"],
+    "BipedalWalker": ["hip 1", "knee 1", "hip 2", "knee 2"],
+    "CarRacing": ["steering", "gas", "brake"],
+    "InvertedPendulumEnv": ["cart force"],
+    "InvertedDoublePendulumEnv": ["cart force"],
+}
+
 # MiniGrid's Actions enum: left, right, forward, pickup, drop, toggle, done.
 ENUM_KEYS = {
     "left": "ArrowLeft",
@@ -83,3 +97,16 @@ def _enum_names(unwrapped: Any, count: int) -> list[str] | None:
 
 def _text(action: Any) -> str:
     return ",".join(map(str, action)) if isinstance(action, list) else str(action)
+
+
+def box_labels(unwrapped: Any, shape: tuple[int, ...]) -> list[str]:
+    """One name per number of a Box action of ``shape`` (row-major order)."""
+    names = BOX_NAMES.get(type(unwrapped).__name__)
+    size = math.prod(shape)
+    if names is not None and len(names) == size:
+        return names
+    if size == 1:
+        return ["action"]
+    return [
+        f"action[{', '.join(map(str, index))}]" for index in itertools.product(*map(range, shape))
+    ]

@@ -9,13 +9,15 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from openenv.core import InvalidAction
+from openenv.core import ActionSliders, InvalidAction, Slider
 from openenv.core.frames import encode_frame
 
 # uint8 arrays at least this large with two or more dimensions (images) travel as frames.
 IMAGE_MIN_SIZE = 1024
 # Discrete-like spaces with at most this many actions get one button per action.
 MAX_BUTTONS = 32
+# Bounded Box spaces with at most this many numbers get one slider per number.
+MAX_SLIDERS = 64
 
 
 def to_json(value: Any, encoding: str = "zlib") -> Any:
@@ -105,7 +107,7 @@ def _bounds(array: np.ndarray) -> Any:
 
 
 def json_schema(space: spaces.Space) -> dict[str, Any]:
-    """The JSON schema of an action of ``space``: bounded numbers become sliders in a form."""
+    """The JSON schema of an action of ``space``, with the bounds of its numbers."""
     if isinstance(space, spaces.Discrete):
         low = int(space.start)
         return {"type": "integer", "minimum": low, "maximum": low + int(space.n) - 1}
@@ -149,6 +151,21 @@ def _array(items: list[dict[str, Any]]) -> dict[str, Any]:
         "minItems": len(items),
         "maxItems": len(items),
     }
+
+
+def sliders(space: spaces.Space, labels: list[str]) -> ActionSliders | None:
+    """One slider per number of a Box action space bounded on both sides, else ``None``."""
+    if not isinstance(space, spaces.Box) or not 0 < space.low.size <= MAX_SLIDERS:
+        return None
+    low, high = space.low.ravel().astype(float), space.high.ravel().astype(float)
+    if not (np.isfinite(low).all() and np.isfinite(high).all() and (low < high).all()):
+        return None
+    step = 1.0 if np.issubdtype(space.dtype, np.integer) else None
+    return ActionSliders(
+        "action",
+        tuple(Slider(n, lo, hi, step=step) for n, lo, hi in zip(labels, low, high, strict=True)),
+        scalar=space.shape == (),
+    )
 
 
 def enumerate_actions(space: spaces.Space) -> list[Any] | None:
