@@ -130,7 +130,9 @@ async def _slider_steps(controller: Controller) -> None:
     assert await controller.press(tab, {"values": [0.25, 1.5]})
     assert tab.episode.steps[-1]["action"] == {"values": [0.25, 1.5], "gear": "S", "metadata": {}}
     assert tab.observation["position"] == 0.25 and tab.slider_values == [0.25, 1.5]
-    assert 'value="0.25"' in stage_html(tab)  # drawn where the visitor left them
+    html = stage_html(tab)
+    assert 'value="0.25"' in html  # drawn where the visitor left them
+    assert "On a slider, <kbd>←</kbd><kbd>→</kbd> move it and <kbd>⏎</kbd> steps" in html
 
     before = (list(tab.episode.steps), tab.observation)
     for bad in ([3, 1], [0.1], "fast", None):

@@ -134,7 +134,7 @@ class _Page:
 
     def autoplay_panel(self) -> None:
         with gr.Column(variant="panel", elem_id="oe-autoplay"):
-            gr.HTML('<p class="oe-panel-title">Autoplay random legal actions</p>')
+            gr.HTML('<p class="oe-panel-title">Autoplay random actions</p>')
             self.play_steps = gr.Textbox(
                 value="0", label="steps", info="0 = until done", elem_id="oe-play-steps"
             )

@@ -86,12 +86,13 @@ def _sliders(tab: WebTab) -> str:
         return ""
     disabled = " disabled" if tab.done or tab.session is None else ""
     values = tab.slider_values if len(tab.slider_values) == len(sliders.sliders) else sliders.start
+    names = [html.escape(s.label) for s in sliders.sliders]
     rows = "".join(
-        f'<label class="oe-slider"><span>{html.escape(s.label)}</span>'
+        f'<label class="oe-slider"><span title="{name}">{name}</span>'
         f'<input type="range" min="{s.low:g}" max="{s.high:g}" step="{s.step:g}" '
         f'value="{value:g}" data-start="{s.value:g}"{disabled}>'
         f"<output>{_num(value)}</output></label>"
-        for s, value in zip(sliders.sliders, values, strict=True)
+        for s, value, name in zip(sliders.sliders, values, names, strict=True)
     )
     return (
         f'<div class="oe-sliders" role="group" aria-label="continuous action">{rows}'
@@ -105,7 +106,7 @@ def _sliders(tab: WebTab) -> str:
 
 
 def _message(tab: WebTab) -> str:
-    if not tab.message and any(choice.key for choice in tab.legal):
+    if not tab.message and (tab.sliders is not None or any(choice.key for choice in tab.legal)):
         return f'<div class="oe-msg oe-hint">{_key_hint(tab)}</div>'
     role = ' role="alert"' if tab.message_kind == "error" else ""
     text = html.escape(tab.message)
@@ -116,11 +117,14 @@ def _key_hint(tab: WebTab) -> str:
     keys = [choice.key for choice in tab.legal if choice.key]
     shown = " ".join(f"<kbd>{html.escape(_KEY_NAMES.get(k, k))}</kbd>" for k in keys)
     arrows = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"} & set(keys)
-    return (
-        "Keyboard: "
-        + shown
-        + (" or <kbd>W</kbd><kbd>A</kbd><kbd>S</kbd><kbd>D</kbd>" if arrows else "")
-    )
+    hints = []
+    if keys:
+        wasd = " or <kbd>W</kbd><kbd>A</kbd><kbd>S</kbd><kbd>D</kbd>" if arrows else ""
+        hints.append(f"Keyboard: {shown}{wasd}")
+    if tab.sliders is not None:
+        hints.append("on a slider, <kbd>←</kbd><kbd>→</kbd> move it and <kbd>⏎</kbd> steps")
+    text = " · ".join(hints)
+    return text[:1].upper() + text[1:]
 
 
 def episode_panel(tab: WebTab) -> str:

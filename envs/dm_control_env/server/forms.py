@@ -41,6 +41,9 @@ def action_model(domain_name: str, task_name: str) -> type[DMControlAction]:
         __module__=DMControlAction.__module__,
         values=(
             Annotated[list[float], WithJsonSchema(schema)],
-            Field(description=f"{len(items)} action values for {domain_name}/{task_name}"),
+            Field(
+                description=f"one value per actuator of the task ({domain_name}/{task_name}: "
+                f"{len(items)}); the sliders follow the task chosen at reset"
+            ),
         ),
     )
