@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import os
 import signal
@@ -37,6 +39,13 @@ OPENENV_SERVE_ARGS = [
     "--ws-per-message-deflate",
     "false",
 ]
+
+
+def run_async(coro):
+    """Run a coroutine on a fresh loop in its own thread (the session's Playwright browser
+    keeps an event loop running in the main thread)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def free_port() -> int:

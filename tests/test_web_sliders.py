@@ -3,8 +3,6 @@ steps and autoplay, and the stage's markup. The browser side is in test_web_play
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import random
 import re
 import uuid
@@ -14,6 +12,7 @@ import pytest
 from openenv.core import Action, ActionSliders, Environment, Observation, Slider, State
 from openenv.server import create_app
 from openenv.testing import check_env
+from tests.conftest import run_async as run
 from web.controller import Controller
 from web.stage import stage_html
 
@@ -58,11 +57,6 @@ class DriveEnvironment(Environment[DriveAction, DriveObservation, State]):
         if self._track == "rally":
             sliders.append(Slider("handbrake", 0, 1, step=0.5))
         return ActionSliders("values", tuple(sliders), action={"gear": "S"})
-
-
-def run(coro):
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def test_a_slider_checks_its_bounds_and_steps_on_round_values():

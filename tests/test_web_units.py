@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import io
 import json
 
@@ -16,6 +14,7 @@ from pydantic import Field
 
 from openenv.core import Action, Board, Cell, Frame, Svg, Text
 from openenv.server import create_app
+from tests.conftest import run_async as run
 from web import forms
 from web.chart import reward_chart_svg
 from web.controller import Controller
@@ -142,13 +141,6 @@ def test_snippet_uses_the_env_package_or_the_generic_client():
     assert "GenericEnvClient" in generic and 'env.step({"n": 1})' in generic
     assert "OPENENV_API_TOKEN" in generic
     compile(code, "snippet", "exec")
-
-
-def run(coro):
-    """Run a coroutine on a fresh loop in its own thread (the session's Playwright browser
-    keeps an event loop running in the main thread)."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 @pytest.fixture
