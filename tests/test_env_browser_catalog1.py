@@ -92,5 +92,7 @@ def test_a_step_in_the_playground_changes_the_drawing(page, catalog, name):
         assert page.locator(f"{BOARD} .oe-cell[title^='red']").count() == 1
     if name == "wordle":
         assert page.inner_text(BOARD).replace("\n", "").startswith("CRANE")
+    # Autoplay is offered where there are buttons to press at random, not to a form-only env.
+    assert page.is_visible("#oe-play") == (name != "wordle")
     assert page.console_errors == []
     assert page.external_requests == []

@@ -28,7 +28,8 @@ def stage_html(tab: WebTab) -> str:
     """The whole stage for a tab (the page's JS reads ``data-tab`` to call the server)."""
     return (
         f'<div class="oe-stage" data-tab="{html.escape(tab.key)}" '
-        f'data-done="{int(tab.done)}" data-steps="{len(tab.episode.steps)}">'
+        f'data-done="{int(tab.done)}" data-steps="{len(tab.episode.steps)}" '
+        f'data-autoplay="{int(bool(tab.legal or tab.sliders or tab.done))}">'
         f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_sliders(tab)}{_message(tab)}'
         "</section>"
         f'<aside class="oe-side">{episode_panel(tab)}</aside></div>'
