@@ -10,7 +10,7 @@ import pytest
 from grid_world_env.models import GridWorldAction
 from grid_world_env.server.environment import GridWorldEnvironment
 from PIL import Image
-from pydantic import Field
+from pydantic import Field, create_model
 
 from openenv.core import Action, Board, Cell, Frame, Svg, Text
 from openenv.server import create_app
@@ -133,6 +133,11 @@ def test_exports():
 def test_snippet_uses_the_env_package_or_the_generic_client():
     names = client_names(GridWorldEnvironment, GridWorldAction)
     assert names == ClientNames("grid_world_env", "GridWorldEnv", "GridWorldAction")
+    # A server's schema-only refinement of the package's action (same name) is still typed.
+    refined = create_model("GridWorldAction", __base__=GridWorldAction)
+    assert client_names(GridWorldEnvironment, refined) == names
+    other = create_model("Move", __base__=GridWorldAction)
+    assert client_names(GridWorldEnvironment, other).action is None
     code = python_snippet(names, "http://h:1/envs/g", {"action": "UP", "metadata": {}}, {"seed": 3})
     assert "from grid_world_env import GridWorldAction, GridWorldEnv" in code
     assert "GridWorldEnv(base_url='http://h:1/envs/g')" in code

@@ -31,8 +31,11 @@ def client_names(env_cls: type | None, action_cls: type[Action]) -> ClientNames:
     except ImportError:
         return ClientNames(None, None, None)
     clients = [name for name, obj in vars(module).items() if _is_env_client(obj)]
-    exported = getattr(module, action_cls.__name__, None) is action_cls
-    action = action_cls.__name__ if exported else None
+    # The package's action class, or the one a server refined for its schema only (a subclass
+    # of the same name, as gymnasium_env and dm_control_env build for the served task).
+    exported = getattr(module, action_cls.__name__, None)
+    same = inspect.isclass(exported) and issubclass(action_cls, exported)
+    action = action_cls.__name__ if same else None
     return ClientNames(package, clients[0] if clients else None, action)
 
 
