@@ -49,6 +49,29 @@ def test_action_schema_becomes_typed_fields():
     assert grid[0].choices == ("UP", "DOWN", "LEFT", "RIGHT")
 
 
+def test_a_hand_written_schema_of_an_any_field_is_a_hint_and_the_field_reads_json():
+    """Like the gymnasium server's action: its schema is the first env id's space (Discrete(2)),
+    and after a reset to another id the form must still take that id's actions."""
+    from typing import Annotated, Any
+
+    from pydantic import WithJsonSchema
+
+    class SpaceAction(Action):
+        action: Annotated[Any, WithJsonSchema({"type": "integer", "minimum": 0, "maximum": 1})]
+        speed: float = Field(default=1.0, ge=0, le=2.5)
+
+    specs = {s.name: s for s in forms.fields_from_model(SpaceAction)}
+    assert specs["action"].kind == "json" and specs["action"].maximum is None
+    assert specs["speed"].kind == "number" and specs["speed"].maximum == 2.5  # typed: checked
+    order = list(specs)
+    for typed, sent in (("5", 5), ("[1.5]", [1.5]), ('"LEFT"', "LEFT")):
+        values = {"action": typed, "speed": "", "metadata": ""}
+        assert forms.parse_values(list(specs.values()), [values[n] for n in order]) == (
+            {"action": sent},
+            [],
+        )
+
+
 def test_form_values_are_validated_one_message_per_field():
     specs = forms.fields_from_schema(RobotAction.model_json_schema())
     order = [s.name for s in specs]

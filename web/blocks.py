@@ -95,7 +95,7 @@ class _Page:
         options = env_cls.reset_options() if env_cls is not None else {}
         target = getattr(env_cls, "reset", None)
         self.option_specs = forms.fields_from_parameters(options, target) if options else []
-        self.action_specs = forms.fields_from_schema(self.ctx.action_cls.model_json_schema())
+        self.action_specs = forms.fields_from_model(self.ctx.action_cls)
         self.names = client_names(env_cls, self.ctx.action_cls)
 
     # -- layout ----------------------------------------------------------------------------

@@ -2,12 +2,14 @@
 
 :func:`fields_from_schema` turns a pydantic model's JSON schema into :class:`FieldSpec` objects
 (enums become choices, booleans checkboxes, numbers keep their bounds, strings text boxes,
-lists and objects JSON text boxes). :func:`parse_values` turns what the visitor typed back into
-a dict, or into a list of readable errors, one per bad field.
+lists and objects JSON text boxes); :func:`fields_from_model` does it for an action model, whose
+hand-written schemas of ``Any`` fields are only hints. :func:`parse_values` turns what the
+visitor typed back into a dict, or into a list of readable errors, one per bad field.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import math
@@ -65,6 +67,20 @@ def fields_from_schema(schema: dict[str, Any], skip: Sequence[str] = ()) -> list
     # The free-form ``metadata`` every action inherits goes last: the env's own fields come first.
     names = sorted((n for n in props if n not in skip), key=lambda n: n == "metadata")
     return [field_from_schema(name, props[name], defs, name in required) for name in names]
+
+
+def fields_from_model(model: Any) -> list[FieldSpec]:
+    """Form fields for a pydantic model (an action). A field typed ``Any`` whose schema was
+    written for it (``WithJsonSchema``) describes one case only, such as the action space of the
+    task a server starts with, while the environment takes others after a reset: it is read back
+    as plain JSON, and the environment checks it."""
+    loose = {name for name, info in model.model_fields.items() if info.annotation is Any}
+    return [
+        dataclasses.replace(spec, kind="json", json_type=None, minimum=None, maximum=None)
+        if spec.name in loose and spec.kind != "json"
+        else spec
+        for spec in fields_from_schema(model.model_json_schema())
+    ]
 
 
 def field_from_schema(

@@ -22,7 +22,7 @@ def action_model(env_id: str) -> type[GymnasiumAction]:
     env = gym.make(env_id)
     try:
         schema = sp.json_schema(env.action_space)
-        description = f"An action of {env_id}: {sp.describe(env.action_space)}"
+        description = f"In {env_id}'s action space, {env.action_space} (another id at reset)"
     finally:
         env.close()
     field = Annotated[Any, WithJsonSchema(schema)]

@@ -48,7 +48,7 @@ def from_json(space: spaces.Space, value: Any) -> Any:
     except (TypeError, ValueError, KeyError) as exc:
         raise InvalidAction(f"action {value!r} does not fit {space}: {exc}") from None
     if not space.contains(action):
-        raise InvalidAction(f"action {value!r} is outside the action space {describe(space)}")
+        raise InvalidAction(f"action {value!r} is outside the action space {space}")
     return action
 
 
