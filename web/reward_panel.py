@@ -102,7 +102,6 @@ def build(controller: Controller) -> tuple[gr.HTML, RewardPanel]:
     """The panel's component, and the panel that draws it (the page refreshes it with the
     other panels when the stage changes: one event for all of them)."""
     panel = RewardPanel(controller)
-    controller.ctx.web["reward_panel"] = panel
 
     async def review(data: dict[str, Any]) -> dict[str, Any]:
         tab = _tab(controller, data)
