@@ -31,7 +31,8 @@ const wireSliders = (root, step) => {
     if (event.target.matches(".oe-sliders input[type=range]")) showSliderValue(event.target);
   });
   root.addEventListener("click", (event) => {
-    const button = event.target.closest && event.target.closest("button.oe-slide, button.oe-slide-start");
+    const target = event.target;
+    const button = target.closest && target.closest("button.oe-slide, button.oe-slide-start");
     if (!button || button.disabled) return;
     if (button.classList.contains("oe-slide")) { step(sliderValues(root)); return; }
     for (const input of root.querySelectorAll(".oe-sliders input[type=range]")) {

@@ -133,7 +133,8 @@ api.buttonFor = buttonFor;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Autoplay: random legal actions (or slider values, see autoplayPayload), `steps` of them (0 = until done), at `fps` steps a second.
+// Autoplay: random actions (or the held sliders' values, see autoplayPayload), `steps` of them
+// (0 = until done), at `fps` steps a second.
 api.play = async (steps, fps) => {
   if (playing) return;
   playing = true;
