@@ -48,6 +48,23 @@ def run_async(coro):
         return pool.submit(asyncio.run, coro).result()
 
 
+# Gradio notices a closed browser tab when its next heartbeat (every 15 s) cannot be written,
+# and only then runs the playground's unload: a wait for freed sessions allows two of them.
+TAB_CLOSE_S = 40.0
+
+
+def web_sessions(base: str) -> int:
+    """Playground sessions open on the server at ``base``."""
+    return httpx.get(base + "/web/sessions").json()["by_kind"].get("web", 0)
+
+
+def wait_web_sessions(base: str, expected: int, timeout: float = TAB_CLOSE_S) -> None:
+    deadline = time.monotonic() + timeout
+    while web_sessions(base) != expected:
+        assert time.monotonic() < deadline, f"expected {expected} playground sessions"
+        time.sleep(0.1)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

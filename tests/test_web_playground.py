@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
-import httpx
 import pytest
+
+from tests.conftest import wait_web_sessions, web_sessions
 
 pytestmark = pytest.mark.browser
 
@@ -37,10 +37,6 @@ def wait_steps(page, n: int) -> None:
 def clean(page) -> None:
     assert page.console_errors == []
     assert page.external_requests == []
-
-
-def web_sessions(url: str) -> int:
-    return httpx.get(url + "/web/sessions").json()["by_kind"].get("web", 0)
 
 
 def test_button_and_arrow_key_move_the_agent(page, grid_server):
@@ -142,21 +138,14 @@ def test_exported_jsonl_matches_the_steps_taken(page, grid_server, tmp_path):
     clean(page)
 
 
-def wait_for_sessions(url: str, expected: int, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while web_sessions(url) != expected:
-        assert time.monotonic() < deadline, f"expected {expected} playground sessions"
-        time.sleep(0.1)
-
-
 def test_closing_the_tab_frees_its_session(browser, grid_server):
-    wait_for_sessions(grid_server, 0)  # the tabs of earlier tests are gone
+    wait_web_sessions(grid_server, 0)  # the tabs of earlier tests are gone
     context = browser.new_context()
     tab = context.new_page()
     open_playground(tab, grid_server)
     assert web_sessions(grid_server) == 1
     context.close()
-    wait_for_sessions(grid_server, 0)
+    wait_web_sessions(grid_server, 0)
 
 
 def test_python_snippet_runs_as_pasted(page, grid_server):

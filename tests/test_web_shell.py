@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from tests.conftest import ROOT, serve
+from tests.conftest import ROOT, serve, wait_web_sessions, web_sessions
 
 pytestmark = pytest.mark.browser
 
@@ -57,17 +57,6 @@ def wait_steps(page, root: str, n: int) -> None:
     page.wait_for_selector(f'{root} .oe-stage[data-tab][data-steps="{n}"]')
 
 
-def web_sessions(base: str) -> int:
-    return httpx.get(base + "/web/sessions").json()["by_kind"].get("web", 0)
-
-
-def wait_sessions(base: str, expected: int, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while web_sessions(base) != expected:
-        assert time.monotonic() < deadline, f"expected {expected} playground sessions"
-        time.sleep(0.1)
-
-
 def clean(page) -> None:
     assert page.console_errors == []
     assert page.external_requests == []
@@ -90,7 +79,7 @@ def catalog(tmp_path_factory):
 def grid(catalog) -> str:
     """The grid world's base URL in the catalog, with no playground session left open."""
     base = catalog + "/envs/grid_world"
-    wait_sessions(base, 0)
+    wait_web_sessions(base, 0)
     return base
 
 
@@ -176,11 +165,11 @@ def test_a_full_server_says_so_and_a_closed_shell_tab_frees_its_session(page, br
         # The tab leaves before Gradio loaded (Playwright's close() skips unload events, so
         # navigate away: pagehide fires as it does when a visitor closes the tab).
         page.goto("about:blank")
-        wait_sessions(grid, CAPACITY - 1)
+        wait_web_sessions(grid, CAPACITY - 1)
         shell_reset(second)
         assert web_sessions(grid) == CAPACITY
         second.goto("about:blank")
-        wait_sessions(grid, CAPACITY - 1)
+        wait_web_sessions(grid, CAPACITY - 1)
     finally:
         second.context.close()
         for key in others:
