@@ -19,6 +19,9 @@ Prints figures; asserts nothing. Reproduce with::
    line measures those wake-ups on a bare loopback socket (no framework).
 3. Browser: the playground autoplaying Pong and CartPole in headless Chromium; frames/s are
    counted from the playground's frame image changing (see ``browser_fps``).
+
+``bench/bench_timeline.py`` breaks one /ws step into its segments (wire, server framing,
+``env.step``, client) on one clock.
 """
 
 from __future__ import annotations
