@@ -202,3 +202,27 @@ def test_autoplay_frames_make_no_queue_calls_and_nothing_is_kept_in_browser_stor
     stored = page.evaluate("() => Object.keys(localStorage)")
     assert not [key for key in stored if "run-history" in key]
     clean(page)
+
+
+def test_on_a_phone_the_stage_comes_before_the_controls(page, browser, grid_server):
+    def boxes(p) -> tuple[dict, dict]:
+        return p.locator("#oe-stage").bounding_box(), p.locator("#oe-controls").bounding_box()
+
+    open_playground(page, grid_server)  # 1280 px: controls on the left, both at the top
+    stage, controls = boxes(page)
+    assert controls["x"] < stage["x"] and abs(controls["y"] - stage["y"]) < 2
+    phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    try:
+        # The fast shell, before Gradio's bundle arrives, stacks them the same way.
+        phone.route("**/assets/index-*.js", lambda route: None)  # held: never answered
+        phone.goto(grid_server + "/web/", wait_until="commit")
+        phone.wait_for_selector("#oe-shell .oe-shell-stage")
+        shell_stage = phone.locator("#oe-shell .oe-shell-stage").bounding_box()
+        shell_controls = phone.locator("#oe-shell .oe-shell-controls").bounding_box()
+        assert shell_stage["y"] + shell_stage["height"] <= shell_controls["y"]
+        phone.unroute("**/assets/index-*.js")
+        open_playground(phone, grid_server)
+        stage, controls = boxes(phone)
+        assert stage["y"] + stage["height"] <= controls["y"]  # the board first, then the forms
+    finally:
+        phone.context.close()
