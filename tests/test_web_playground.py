@@ -213,13 +213,15 @@ def test_on_a_phone_the_stage_comes_before_the_controls(page, browser, grid_serv
     assert controls["x"] < stage["x"] and abs(controls["y"] - stage["y"]) < 2
     phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     try:
-        # The fast shell, before Gradio's bundle arrives, stacks them the same way.
+        # The fast shell, before Gradio's bundle arrives: its Reset is on the first screen, and
+        # the stage fits the phone's width.
         phone.route("**/assets/index-*.js", lambda route: None)  # held: never answered
         phone.goto(grid_server + "/web/", wait_until="commit")
         phone.wait_for_selector("#oe-shell .oe-shell-stage")
+        reset = phone.locator("#oe-shell .oe-shell-reset").bounding_box()
+        assert reset["y"] + reset["height"] <= 844
         shell_stage = phone.locator("#oe-shell .oe-shell-stage").bounding_box()
-        shell_controls = phone.locator("#oe-shell .oe-shell-controls").bounding_box()
-        assert shell_stage["y"] + shell_stage["height"] <= shell_controls["y"]
+        assert shell_stage["x"] + shell_stage["width"] <= 390
         phone.unroute("**/assets/index-*.js")
         open_playground(phone, grid_server)
         stage, controls = boxes(phone)
