@@ -161,10 +161,7 @@ class _Page:
             tab = _tab_from(controller, data)
             if tab is None:
                 return _gone()
-            if "values" in data:  # "hold during autoplay": the sliders' values
-                ok = await controller.slide(tab, data["values"])
-            else:
-                ok = await controller.random_step(tab)
+            ok = await controller.random_step(tab, data.get("values"))
             if not ok or tab.done:
                 return {"html": stage_html(tab), "ok": ok, "done": tab.done}
             return {"quick": quick_update(tab), "ok": ok, "done": tab.done}

@@ -166,9 +166,11 @@ class Controller:
         tab.slider_values = [float(v) for v in values]
         return await self.step(tab, action)
 
-    async def random_step(self, tab: WebTab) -> bool:
+    async def random_step(self, tab: WebTab, held: Any = None) -> bool:
         """One autoplay step: random slider values when there are sliders, else a random
-        legal action."""
+        legal action; ``held`` values ("hold during autoplay") are stepped as the sliders'."""
+        if held is not None:
+            return await self.slide(tab, held)
         if tab.sliders is not None:
             return await self.step(tab, tab.sliders.action_for(tab.sliders.sample(random)))
         if not tab.legal:
