@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atari_env import AtariAction, AtariEnv  # noqa: E402
-from atari_env.server.environment import AtariEnvironment  # noqa: E402
+from bench_frames import LocalEnv, RawAle, best_of  # noqa: E402
 
 from tests.conftest import serve  # noqa: E402
 
@@ -64,35 +64,13 @@ class StampedSocket:
         return data
 
 
-def in_process_us(steps: int) -> tuple[float, float]:
-    """Median µs per step of raw ale-py and of ``AtariEnvironment.step`` in this process, each
-    batch replaying the same ``steps`` actions from the same mid-game emulator state (short of
-    the game's end, where ALE stops emulating)."""
-    env = AtariEnvironment()
-    env.reset(seed=0)
-    rng = random.Random(0)
-    for _ in range(100):
-        env.step(AtariAction(action_id=rng.randrange(6)))
-    actions = [AtariAction(action_id=rng.randrange(6)) for _ in range(steps)]
-    buttons = [env._actions[action.action_id] for action in actions]
-    ale = env._ale  # the raw loop drives the env's own emulator
-    mid_game = ale.cloneState()
-    raw, stepped = [], []
-    for _ in range(5):
-        ale.restoreState(mid_game)
-        start = clock()
-        for button in buttons:
-            for _ in range(4):
-                ale.act(button)
-            ale.getScreenRGB()
-        raw.append((clock() - start) / steps)
-        ale.restoreState(mid_game)
-        start = clock()
-        for action in actions:
-            env.step(action)
-        stepped.append((clock() - start) / steps)
-    env.close()
-    return statistics.median(raw) * 1e6, statistics.median(stepped) * 1e6
+def in_process_us(batches: int = 10) -> tuple[float, float]:
+    """Median µs per step of raw ale-py and of ``AtariEnvironment.step`` in this process, in
+    alternating batches of 100 (``bench_frames``' loops, so "raw" means the same there)."""
+    raw, local = RawAle(), LocalEnv("rows")
+    pairs = [(best_of(raw.step, 1, 100), best_of(local.step, 1, 100)) for _ in range(batches)]
+    raw_s, env_s = (statistics.median(column) for column in zip(*pairs, strict=True))
+    return raw_s * 1e6, env_s * 1e6
 
 
 def timeline(url: str, steps: int) -> tuple[dict[str, list[float]], float]:
@@ -153,11 +131,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000, help="steps timed over /ws")
     options = parser.parse_args()
-    raw_before, step_before = in_process_us(300)
+    raw_before, step_before = in_process_us()
     plain = {"ENABLE_WEB_INTERFACE": "0"}
     with serve("timeline_app:app", env=plain, cwd=ROOT / "bench", timeout=300) as url:
         segments, wall = timeline(url, options.steps)
-    raw_after, step_after = in_process_us(300)
+    raw_after, step_after = in_process_us()
     steps = len(segments["env.step"])
     print(f"# Where a Pong /ws step's time goes ({steps} steps, .sync(), rows encoding)\n")
     print(f"{'segment':34} {'median µs':>10} {'p90 µs':>8}")
