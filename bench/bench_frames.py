@@ -10,9 +10,10 @@ Prints figures; asserts nothing. Reproduce with::
 2. Steps/s of the same Pong loop (random legal actions, frameskip 4, RGB screen):
    raw ``ale-py`` in this process, ``AtariEnvironment.step`` in this process, and the typed
    ``AtariEnv`` client over ``/ws`` to a uvicorn server (one session each), blocking
-   (``.sync()``, with and without its busy-polling for fast answers) and async, per
-   encoding. The ratio to the raw rate measured in the same run is the figure the issue asks
-   for (target ≥ 0.5). CPU time per step is given for this
+   (``.sync()``) and async, per encoding; then, to show what polling gives (see
+   :mod:`openenv.core.pacing`), ``.sync()`` with the client's polling off, and against a
+   second server with the server's polling off. The ratio to the raw rate measured in the
+   same run is the figure the issue asks for (target ≥ 0.5). CPU time per step is given for this
    process and for the server (read from ``/proc``): on a busy machine wall-clock rates swing,
    CPU per step much less. A request and its answer alternate between client and server, so
    a /ws step takes about client + server CPU plus two wake-ups of an idle process; the last
@@ -194,23 +195,29 @@ def sync_window(client, seconds: float, encoding: str, rng: random.Random) -> Wi
     return window.close()
 
 
-async def compare(url: str, encoding: str, windows: int, seconds: float) -> dict[str, list]:
+async def compare(
+    url: str, still_url: str, encoding: str, windows: int, seconds: float
+) -> dict[str, list]:
     """Alternate short windows of raw ale-py, env.step and both clients over /ws, so they share
-    the same load."""
+    the same load. ``still_url`` is the same server with its polling off."""
     raw, local = RawAle(), LocalEnv(encoding)
-    runs: dict[str, list] = {"raw": [], "env": [], "ws": [], "sync": [], "nopoll": [], "bytes": []}
+    keys = ("raw", "env", "ws", "sync", "nopoll", "still", "bytes")
+    runs: dict[str, list] = {key: [] for key in keys}
     rng = random.Random(SEED)
     async with AtariEnv(base_url=url) as client:
         first = await client.reset(seed=SEED, frame_encoding=encoding)
         runs["bytes"].append(len(first.observation.model_dump_json()))
-        with AtariEnv(base_url=url).sync() as blocking:
+        blocking, still = AtariEnv(base_url=url).sync(), AtariEnv(base_url=still_url).sync()
+        with blocking, still:
             blocking.reset(seed=SEED, frame_encoding=encoding)
+            still.reset(seed=SEED, frame_encoding=encoding)
             for _ in range(windows):
                 runs["raw"].append(timed_window(raw.step, seconds))
                 runs["env"].append(timed_window(local.step, seconds))
                 runs["ws"].append(await ws_window(client, seconds, encoding, rng))
                 runs["sync"].append(sync_window(blocking, seconds, encoding, rng))
                 runs["nopoll"].append(no_poll(sync_window, blocking, seconds, encoding, rng))
+                runs["still"].append(sync_window(still, seconds, encoding, rng))
     return runs
 
 
@@ -308,10 +315,12 @@ def bench_steps(quick: bool) -> None:
         f"of {seconds:g} s"
     )
     plain = {"ENABLE_WEB_INTERFACE": "0"}
-    with serve("atari_env.server.app:app", env=plain, timeout=300) as url:
+    still = {**plain, "OPENENV_SERVER_SPIN_US": "0"}
+    app = "atari_env.server.app:app"
+    with serve(app, env=plain, timeout=300) as url, serve(app, env=still, timeout=300) as still_url:
         for encoding in ENCODINGS:
             n = max(2, windows // 4) if encoding == "list" else windows
-            r = asyncio.run(compare(url, encoding, n, seconds))
+            r = asyncio.run(compare(url, still_url, encoding, n, seconds))
             raw, local = (max(w.rate for w in r[k]) for k in ("raw", "env"))
             print(
                 f"{encoding:>5}: raw ale-py {raw:6.0f}/s | env.step {local:6.0f}/s "
@@ -320,8 +329,9 @@ def bench_steps(quick: bool) -> None:
             )
             labels = (
                 ("sync", "blocking (.sync())"),
-                ("nopoll", ".sync(), no polling"),
                 ("ws", "async"),
+                ("nopoll", ".sync(), client no polling"),
+                ("still", ".sync(), server no polling"),
             )
             for key, label in labels:
                 wire = max(w.rate for w in r[key])
@@ -330,7 +340,7 @@ def bench_steps(quick: bool) -> None:
                 )
                 client_cpu, server_cpu = cpu_us(r[key], "cpu"), cpu_us(r[key], "server")
                 print(
-                    f"{'':>7}/ws typed client, {label:>19}: {wire:6.0f}/s = {wire / raw:.2f}x raw "
+                    f"{'':>7}/ws typed client, {label:>27}: {wire:6.0f}/s = {wire / raw:.2f}x raw "
                     f"(median window ratio {pairs:.2f}) | CPU per step: client "
                     f"{client_cpu:.0f} + server {server_cpu:.0f} us"
                 )

@@ -5,7 +5,7 @@ client's own methods without an event loop (also inside a running loop, as in Ju
 connections answer the server's pings; a timed-out call's late answer never answers the next
 call; a full server and a refused action give their wire codes. Both: ``wss://`` works and an
 untrusted certificate is refused; a configured proxy hands the connection to ``websockets``'
-own client. (The async client's other behaviour is in test_client_env_client/test_server_ws.)
+own client; fast answers are polled for (the async one keeps its loop turning meanwhile). (The async client's other behaviour is in test_client_env_client/test_server_ws.)
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from websockets.http11 import Response
 from openenv.client import GenericEnvClient, blocking, connections
 from openenv.client.blocking import BlockingConnection, run_now
 from openenv.client.connections import AsyncConnection, redirect
-from openenv.core import ClientError
+from openenv.core import ClientError, pacing
 
 PINGS = ["--ws-ping-interval", "0.3", "--ws-ping-timeout", "0.3"]
 
@@ -162,9 +162,43 @@ def test_one_thread_polls_at_a_time_and_the_others_wait_in_the_kernel(probe: str
         for _ in range(5):
             env.step({"label": "warm"})
         polls.clear()
-        with blocking.SPINNING:  # another thread is polling
+        with pacing.SPINNING:  # another thread or task is polling
             assert env.step({"label": "waits"}).observation["label"] == "waits"
         assert polls == [False]
+
+
+async def test_the_async_client_polls_for_fast_answers_and_its_loop_keeps_running(
+    probe: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    polled: list[tuple[bool, int]] = []  # per wait that polled: did the answer come, other turns
+    keep_turning = pacing.keep_turning
+    ticks = 0
+
+    async def recording(until: float, arrived) -> None:
+        if until > time.perf_counter():
+            before = ticks
+            await keep_turning(until, arrived)
+            polled.append((bool(arrived()), ticks - before))
+
+    async def other_task() -> None:  # a task sharing the loop, e.g. another env of a pool
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    monkeypatch.setattr(pacing, "keep_turning", recording)
+    async with GenericEnvClient(base_url=probe) as env:
+        await env.reset()
+        ticker = asyncio.ensure_future(other_task())
+        for n in range(50):
+            assert (await env.step({"label": f"fast {n}"})).observation["label"] == f"fast {n}"
+        ticker.cancel()
+        assert any(came for came, _ in polled)  # answers within the budget came while polling
+        assert any(turns > 0 for _, turns in polled)  # the other task ran while a call polled
+        polled.clear()
+        for _ in range(6):  # 50 ms steps: polling stops once the average is over the budget
+            assert (await env.step({"label": "slow", "sleep_s": 0.05})).observation["label"]
+        assert len(polled) <= 3 and not any(came for came, _ in polled)
 
 
 def test_polling_can_be_turned_off() -> None:

@@ -1,12 +1,15 @@
-"""openenv.server.lean_ws: the single-reader queue and flag behave like asyncio's."""
+"""openenv.server.lean_ws: the single-reader queue and flag behave like asyncio's, and the
+queue polls for the next message of a fast client."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 import uvicorn
 
+from openenv.core import pacing
 from openenv.server.lean_ws import Flag, Inbox, LeanWebSocketProtocol, ws_protocol
 
 
@@ -31,6 +34,50 @@ async def test_a_cancelled_read_loses_nothing() -> None:
         await reader
     inbox.put_nowait("disconnect")
     assert await inbox.get() == "disconnect"
+
+
+@pytest.fixture
+def polls(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The polling budget (s) of each wait for a message; 0 when the reader slept at once."""
+    budgets: list[float] = []
+    keep_turning = pacing.keep_turning
+
+    async def recording(until: float, arrived) -> None:
+        budgets.append(max(until - time.perf_counter(), 0.0))
+        await keep_turning(until, arrived)
+
+    monkeypatch.setattr(pacing, "keep_turning", recording)
+    monkeypatch.setattr(pacing, "SERVER_SPIN_S", 0.001)
+    return budgets
+
+
+async def rounds(inbox: Inbox, count: int, gap_s: float) -> None:
+    """The server's loop: wait for a message; the client sends the next one ``gap_s`` later."""
+    for n in range(count):
+        reader = asyncio.ensure_future(inbox.get())
+        await asyncio.sleep(gap_s)
+        inbox.put_nowait(n)
+        assert await reader == n
+
+
+async def test_a_fast_clients_next_message_is_polled_for_and_a_slow_ones_slept_for(polls) -> None:
+    inbox = Inbox()
+    await rounds(inbox, 10, 0)  # a client in a tight loop
+    assert polls[0] == 0.0 and all(0 < budget <= 0.001 for budget in polls[1:])
+    polls.clear()
+    await rounds(inbox, 8, 0.01)  # 10 ms between messages: a slow client
+    assert polls[-1] == 0.0
+    assert sum(budget > 0 for budget in polls) <= 2  # each at most 1 ms, in vain
+
+
+async def test_a_message_that_comes_while_polling_is_handed_over_at_once(polls) -> None:
+    inbox = Inbox()
+    await rounds(inbox, 5, 0)
+    reader = asyncio.ensure_future(inbox.get())
+    await asyncio.sleep(0)
+    assert polls[-1] > 0 and not reader.done()
+    inbox.put_nowait("next")
+    assert await asyncio.wait_for(reader, 0.5) == "next"
 
 
 async def test_flag_releases_every_waiter_and_a_set_flag_does_not_block() -> None:

@@ -15,18 +15,14 @@ The connection's coroutines never suspend (the I/O is blocking), so :func:`run_n
 async client's own methods on it without an event loop.
 
 Waiting for an answer that comes within :data:`SPIN_S` (a fast environment's step), the thread
-polls the socket instead of sleeping in the kernel. On a virtual machine a CPU that sleeps costs
-tens of microseconds to wake, and the sender pays for waking it too: for an Atari step over
-loopback, polling gave 10-40% more steps/s in most runs (``bench/bench_frames.py``). Bounded: only
-while recent answers took less than the budget, never longer than twice their recent average,
-one polling thread per process, not on TLS connections; ``OPENENV_CLIENT_SPIN_US=0`` turns it
-off.
+polls the socket instead of sleeping in the kernel, by the rule of :mod:`openenv.core.pacing`
+(only while recent answers were fast, one polling thread or task per process); not on TLS
+connections. ``OPENENV_CLIENT_SPIN_US=0`` turns it off.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import select
 import socket
 import ssl
@@ -41,11 +37,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.uri import parse_uri
 
 from openenv.client.connections import CLOSE_WAIT_S, SansIOConnection
+from openenv.core import pacing
 
 KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
 RECV_BYTES = 256 * 1024
-SPIN_S = float(os.environ.get("OPENENV_CLIENT_SPIN_US") or 2000) / 1e6  # see the module doc
-SPINNING = threading.Lock()  # held by the one thread of this process that is polling
+SPIN_S = pacing.CLIENT_SPIN_S  # see the module doc
 
 
 def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -116,9 +112,7 @@ class BlockingConnection(SansIOConnection):
                         raise
                 self._check_alive()
                 self._flush()
-            took = time.perf_counter() - sent
-            last = self._answer_s
-            self._answer_s = took if last is None else 0.8 * last + 0.2 * took
+            self._answer_s = pacing.blend(self._answer_s, time.perf_counter() - sent, SPIN_S)
             return reply
 
     async def close(self, goodbye: str | None = None) -> None:
@@ -163,15 +157,14 @@ class BlockingConnection(SansIOConnection):
 
     def _spin_budget(self) -> float:
         """How long to poll for the next answer: 0 unless recent answers were fast."""
-        recent = self._answer_s
-        if not SPIN_S or recent is None or recent > SPIN_S or isinstance(self.sock, ssl.SSLSocket):
+        if isinstance(self.sock, ssl.SSLSocket):
             return 0.0
-        return min(SPIN_S, 2 * recent)
+        return pacing.spin_budget(self._answer_s, SPIN_S)
 
     def _poll(self, until: float) -> bytes | None:
         """Poll the socket until ``until`` (perf_counter); None when nothing came (or another
         thread is polling)."""
-        if time.perf_counter() >= until or not SPINNING.acquire(blocking=False):
+        if time.perf_counter() >= until or not pacing.SPINNING.acquire(blocking=False):
             return None
         try:
             self.sock.settimeout(0.0)
@@ -182,7 +175,7 @@ class BlockingConnection(SansIOConnection):
                     if time.perf_counter() >= until:
                         return None
         finally:
-            SPINNING.release()
+            pacing.SPINNING.release()
 
     def _readable(self) -> bool:
         if isinstance(self.sock, ssl.SSLSocket) and self.sock.pending():

@@ -6,7 +6,9 @@ move bytes, each the cheapest way for its caller:
 - :class:`AsyncConnection` (``async with Env(...)``) is an :class:`asyncio.Protocol`: bytes go
   from the socket to the protocol in ``data_received``, which also answers pings, and a call
   waits on one future. ``websockets``' own asyncio client adds a reader task, a message queue
-  and their wake-ups to every message.
+  and their wake-ups to every message. While recent answers were fast, a call first keeps the
+  event loop turning (``asyncio.sleep(0)``, other tasks run meanwhile) instead of letting it
+  sleep, by the rule of :mod:`openenv.core.pacing`.
 - :class:`~openenv.client.blocking.BlockingConnection` (``.sync()``): the calling thread does
   the I/O itself (see that module).
 - :class:`ProxiedConnection`: ``websockets``' own asyncio client, for connections through a
@@ -39,6 +41,7 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
+from openenv.core import pacing
 from openenv.core.serialization import load_json
 
 CLOSE_WAIT_S = 2.0
@@ -198,6 +201,7 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         SansIOConnection.__init__(self, protocol)
         self.transport: asyncio.Transport | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._answer_s: float | None = None  # recent time from request to answer (average)
 
     @classmethod
     async def open(
@@ -231,11 +235,16 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         """
         self._queue(text)
         self._flush()
+        sent = time.perf_counter()
         async with asyncio.timeout(timeout):
+            until = sent + pacing.spin_budget(self._answer_s, pacing.CLIENT_SPIN_S)
+            await pacing.keep_turning(until, self._arrived)
             while True:
                 self._collect()
                 reply = self._answer(request_id)
                 if reply is not None:
+                    took = time.perf_counter() - sent
+                    self._answer_s = pacing.blend(self._answer_s, took, pacing.CLIENT_SPIN_S)
                     return reply
                 if self._finished():
                     raise self._closed()
@@ -301,6 +310,11 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         """Drop the connection at once (the server is not answering)."""
         if self.transport is not None:
             self.transport.abort()
+
+    def _arrived(self) -> bool:
+        """Whether a message (or the end of the stream) came since the last look."""
+        self._collect()
+        return bool(self._texts) or self._eof
 
     async def _wait(self, at_most: float | None = None) -> None:
         """Until the next data, end of stream, ``at_most`` seconds, or the caller's timeout."""

@@ -4,7 +4,8 @@ uvicorn's sans-I/O ``websockets`` protocol gives every connection an :class:`asy
 (three deques, about 2.3 KiB) for the messages its one reader takes, and an
 :class:`asyncio.Event` (one more deque) for write back-pressure. :class:`LeanWebSocketProtocol`
 keeps that protocol and swaps those two for single-reader equivalents of a few dozen bytes,
-which takes an idle session from about 24 KiB to about 19.5. :func:`ws_protocol` returns it
+which takes an idle session from about 24 KiB to about 19.5; its inbox also polls for the next
+message of a fast client (see :class:`Inbox`). :func:`ws_protocol` returns it
 where this uvicorn has the sans-I/O protocol, else ``"auto"`` (uvicorn's own choice).
 ``openenv.cli.serve.run`` (``openenv serve``, ``python app.py``, a Space) uses it.
 """
@@ -12,17 +13,26 @@ where this uvicorn has the sans-I/O protocol, else ``"auto"`` (uvicorn's own cho
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
+
+from openenv.core import pacing
 
 
 class Inbox:
-    """``put_nowait`` / ``get`` / ``empty`` of :class:`asyncio.Queue`, for one reader."""
+    """``put_nowait`` / ``get`` / ``empty`` of :class:`asyncio.Queue`, for one reader.
 
-    __slots__ = ("_items", "_waiter")
+    While the reader's recent waits were short (a client stepping in a tight loop), ``get``
+    first keeps the event loop turning instead of letting the server's CPU go idle before the
+    next message, by the rule of :mod:`openenv.core.pacing` (``OPENENV_SERVER_SPIN_US``).
+    """
+
+    __slots__ = ("_gap", "_items", "_waiter")
 
     def __init__(self) -> None:
         self._items: list[Any] = []
         self._waiter: asyncio.Future[None] | None = None
+        self._gap: float | None = None  # recent time get() waited for a message (average)
 
     def put_nowait(self, item: Any) -> None:
         self._items.append(item)
@@ -31,12 +41,18 @@ class Inbox:
             waiter.set_result(None)
 
     async def get(self) -> Any:
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+        if not self._items:
+            waited = time.perf_counter()
+            until = waited + pacing.spin_budget(self._gap, pacing.SERVER_SPIN_S)
+            await pacing.keep_turning(until, self.qsize)
+            while not self._items:
+                self._waiter = asyncio.get_running_loop().create_future()
+                try:
+                    await self._waiter
+                finally:
+                    self._waiter = None
+            took = time.perf_counter() - waited
+            self._gap = pacing.blend(self._gap, took, pacing.SERVER_SPIN_S)
         return self._items.pop(0)
 
     def empty(self) -> bool:
