@@ -5,7 +5,8 @@ client's own methods without an event loop (also inside a running loop, as in Ju
 connections answer the server's pings; a timed-out call's late answer never answers the next
 call; a full server and a refused action give their wire codes. Both: ``wss://`` works and an
 untrusted certificate is refused; a configured proxy hands the connection to ``websockets``'
-own client; fast answers are polled for (the async one keeps its loop turning meanwhile). (The async client's other behaviour is in test_client_env_client/test_server_ws.)
+own client; fast answers are polled for (the async one keeps its loop turning meanwhile).
+(The async client's other behaviour is in test_client_env_client/test_server_ws.)
 """
 
 from __future__ import annotations
