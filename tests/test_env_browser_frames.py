@@ -58,3 +58,24 @@ def test_arrow_keys_move_the_pong_paddle(page, pong):
         page.wait_for_selector(f"#oe-stage .oe-stage[data-steps='{step}']")
     assert frame_src(page) != before
     assert page.console_errors == []
+
+
+def test_the_game_is_picked_from_a_drop_down_of_the_playable_games(page, pong):
+    page.goto(pong + "/web/")
+    page.wait_for_selector("#oe-stage .oe-stage[data-steps='0']")
+    page.wait_for_function("() => window.openenvPlayground && window.openenvPlayground.play")
+    page.click("#oe-opt-game_name input")
+    page.keyboard.type("break")  # typing filters the list
+    options = page.locator("ul[role='listbox'] li")
+    page.wait_for_function("() => document.querySelectorAll(\"ul[role='listbox'] li\").length")
+    assert options.all_inner_texts() == ["breakout"]
+    options.first.click()
+    before = frame_src(page)
+    page.click("#oe-reset")
+    # Breakout's minimal action set has 4 buttons (Pong's has 6), and its screen is drawn.
+    buttons = "#oe-stage button.oe-act"
+    page.wait_for_function(f"() => document.querySelectorAll({buttons!r}).length == 4")
+    labels = [text.split()[0] for text in page.locator(buttons).all_inner_texts()]
+    assert labels == ["NOOP", "FIRE", "RIGHT", "LEFT"]
+    assert frame_src(page) != before
+    assert page.console_errors == []

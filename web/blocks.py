@@ -308,6 +308,9 @@ def _component(spec: forms.FieldSpec, prefix: str) -> gr.components.Component:
             hint = "a whole number" if spec.kind == "int" else "a number"
             return gr.Textbox(placeholder=hint, **common)
         return gr.Number(**common)
+    if spec.kind == "string" and spec.suggestions:
+        # Known values to pick from (type to filter), and any other value may be typed.
+        return gr.Dropdown(choices=list(spec.suggestions), allow_custom_value=True, **common)
     if spec.kind == "string":
         return gr.Textbox(**common)
     placeholder = {"array": "[1, 2, 3]", "object": '{"key": "value"}'}.get(spec.json_type or "")

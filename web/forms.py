@@ -1,9 +1,10 @@
 """Forms generated from JSON schemas: the action form and the reset options.
 
 :func:`fields_from_schema` turns a pydantic model's JSON schema into :class:`FieldSpec` objects
-(enums become choices, booleans checkboxes, numbers keep their bounds, strings text boxes,
-lists and objects JSON text boxes); :func:`fields_from_model` does it for an action model, whose
-hand-written schemas of ``Any`` fields are only hints. :func:`parse_values` turns what the
+(enums become choices, booleans checkboxes, numbers keep their bounds, strings text boxes, or
+open drop-downs when the schema lists ``examples``, lists and objects JSON text boxes);
+:func:`fields_from_model` does it for an action model, whose hand-written schemas of ``Any``
+fields are only hints. :func:`parse_values` turns what the
 visitor typed back into a dict, or into a list of readable errors, one per bad field.
 """
 
@@ -33,6 +34,7 @@ class FieldSpec:
     default: Any = None
     description: str = ""
     choices: tuple[Any, ...] = ()
+    suggestions: tuple[str, ...] = ()  # known values of a string (schema examples), not the only
     minimum: float | None = None
     maximum: float | None = None
     exclusive: tuple[bool, bool] = (False, False)
@@ -108,7 +110,9 @@ def field_from_schema(
             **common,
         )
     if kind == "string":
-        return FieldSpec(kind="string", **common)
+        examples = resolved.get("examples")
+        suggestions = tuple(map(str, examples)) if isinstance(examples, list) else ()
+        return FieldSpec(kind="string", suggestions=suggestions, **common)
     return FieldSpec(kind="json", json_type=kind if kind in ("array", "object") else None, **common)
 
 

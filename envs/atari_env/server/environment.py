@@ -130,7 +130,7 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        game_name: str | None = None,
+        game_name: GameName | None = None,
         obs_type: Literal["rgb", "grayscale", "ram"] | None = None,
         full_action_space: bool | None = None,
         mode: Annotated[int, Field(ge=0)] | None = None,
@@ -319,6 +319,17 @@ def playable_games() -> tuple[str, ...]:
     """The bundled ROMs ALE can load (``isSupportedROM``), in ``get_all_rom_ids()`` order."""
     ale = ALEInterface()
     return tuple(g for g in roms.get_all_rom_ids() if ale.isSupportedROM(roms.get_rom_path(g)))
+
+
+# The reset option's type: any string (checked by rom_path), the playable games as examples,
+# which the playground offers in a drop-down.
+GameName = Annotated[
+    str,
+    Field(
+        description="The ROM to play; default $ATARI_GAME, else pong",
+        examples=sorted(playable_games()),
+    ),
+]
 
 
 def resolve_config(options: dict[str, Any]) -> AtariConfig:

@@ -33,13 +33,14 @@ from __future__ import annotations
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Annotated, Any
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 import dm_env
 import numpy as np
 from dm_control import suite
+from pydantic import Field
 
 from dm_control_env.models import (
     DMControlAction,
@@ -60,6 +61,24 @@ DEFAULTS = {
 def default(name: str) -> str:
     var, fallback = DEFAULTS[name]
     return os.environ.get(var, "").strip() or fallback
+
+
+# The reset options' types: any string (checked by load_task), with the suite's domains and
+# its benchmarking tasks as examples, which the playground offers in drop-downs.
+DomainName = Annotated[
+    str,
+    Field(
+        description="A dm_control.suite domain; default $DMCONTROL_DOMAIN, else cartpole",
+        examples=sorted(suite.TASKS_BY_DOMAIN),
+    ),
+]
+TaskName = Annotated[
+    str,
+    Field(
+        description="A task of that domain; default $DMCONTROL_TASK, else balance",
+        examples=sorted({task for _, task in suite.BENCHMARKING}),
+    ),
+]
 
 
 def load_task(domain_name: str, task_name: str) -> Any:
@@ -104,8 +123,8 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        domain_name: str | None = None,
-        task_name: str | None = None,
+        domain_name: DomainName | None = None,
+        task_name: TaskName | None = None,
         render: bool = False,
         camera_id: int = 0,
         render_height: int | None = None,

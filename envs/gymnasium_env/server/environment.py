@@ -38,7 +38,7 @@ import functools
 import os
 import re
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 # Frames are drawn off-screen: keep pygame (used by the classic-control renderers) headless.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -46,6 +46,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import gymnasium as gym
 import numpy as np
 from gymnasium.envs.registration import load_env_creator
+from pydantic import Field
 
 from gymnasium_env.models import GymnasiumAction, GymnasiumObservation, GymnasiumState
 from gymnasium_env.server import spaces as sp
@@ -74,6 +75,46 @@ def default_env_id() -> str:
     return os.environ.get(ENV_ID_VAR, "").strip() or DEFAULT_ENV_ID
 
 
+def _importable(env_id: str) -> bool:
+    """Whether ``env_id``'s code imports here (Box2D ids need the ``box2d`` package)."""
+    entry = gym.spec(env_id).entry_point
+    try:
+        load_env_creator(entry) if isinstance(entry, str) else entry
+    except (ImportError, gym.error.DependencyNotInstalled):
+        return False
+    return True
+
+
+# Ids the playground offers in the env_id drop-down, those that work here (any other
+# registered id works too): the ones with labelled buttons or named sliders, then MiniGrid's.
+SUGGESTED_IDS = (
+    "CartPole-v1",
+    "MountainCar-v0",
+    "MountainCarContinuous-v0",
+    "Acrobot-v1",
+    "Pendulum-v1",
+    "FrozenLake-v1",
+    "FrozenLake8x8-v1",
+    "Taxi-v4",
+    "CliffWalking-v1",
+    "Blackjack-v1",
+    "LunarLander-v3",
+    "BipedalWalker-v3",
+    "MiniGrid-Empty-5x5-v0",
+    "MiniGrid-Empty-8x8-v0",
+    "MiniGrid-DoorKey-5x5-v0",
+    "MiniGrid-FourRooms-v0",
+    "MiniGrid-LavaCrossingS9N1-v0",
+)
+EnvId = Annotated[
+    str,
+    Field(
+        description=f"A registered Gymnasium id; default ${ENV_ID_VAR}, else {DEFAULT_ENV_ID}",
+        examples=[i for i in SUGGESTED_IDS if i in gym.registry and _importable(i)],
+    ),
+]
+
+
 def make(env_id: str, render_mode: str | None, max_steps: int | None, kwargs: dict) -> gym.Env:
     """``gymnasium.make`` with errors that say how to fix them."""
     extra = {"max_episode_steps": max_steps} if max_steps is not None else {}
@@ -100,7 +141,7 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        env_id: str | None = None,
+        env_id: EnvId | None = None,
         env_kwargs: dict[str, Any] | None = None,
         render_mode: Literal["rgb_array", "ansi", "none"] | None = None,
         max_episode_steps: int | None = None,

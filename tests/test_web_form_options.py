@@ -1,4 +1,5 @@
-"""Numbers in generated forms: bounds from Annotated reset options, blanks left out."""
+"""Reset options in generated forms: bounds from Annotated numbers, blanks left out, and the
+known values of a string offered (its schema's examples)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ def reset(
     episode_id=None,
     depth: Annotated[int, Field(ge=1, le=6)] = 2,
     limit: int | None = None,
+    game: Annotated[str, Field(examples=["pong", "breakout"])] | None = None,
 ):
-    """A reset signature with a bounded option and an optional number."""
+    """A reset signature with a bounded option, an optional number and a string with examples."""
 
 
 def specs() -> dict[str, forms.FieldSpec]:
@@ -41,3 +43,12 @@ def test_a_blank_optional_number_is_left_out_not_sent_as_zero() -> None:
     assert forms.initial_value(limit) is None
     assert forms.parse_values([limit], [""]) == ({}, [])
     assert forms.parse_values([limit], ["7"]) == ({"limit": 7}, [])
+
+
+def test_a_strings_examples_are_offered_and_other_values_still_accepted() -> None:
+    game = specs()["game"]
+    assert (game.kind, game.suggestions, game.required) == ("string", ("pong", "breakout"), False)
+    assert forms.parse_values([game], ["breakout"]) == ({"game": "breakout"}, [])
+    assert forms.parse_values([game], ["tetris"]) == ({"game": "tetris"}, [])  # the env decides
+    assert forms.parse_values([game], [None]) == ({}, [])  # nothing picked: left out
+    assert specs()["limit"].suggestions == ()
