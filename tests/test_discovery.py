@@ -38,6 +38,16 @@ def test_a_manifest_name_in_any_spelling_is_normalized(tmp_path: Path) -> None:
     assert package.name == "fancy" and package.title == "Fancy"
 
 
+def test_a_manifest_title_is_what_people_read_in_the_catalog_and_the_playground() -> None:
+    from openenv.server.manifest import load_manifest
+
+    titles = {p.name: p.title for p in list_env_packages()}
+    assert titles["dm_control"] == "DM Control Suite" and titles["game_2048"] == "2048"
+    assert titles["grid_world"] == "Grid World"  # no title: the name spelt out
+    dm_control = find_env_package("dm_control_env")
+    assert load_manifest(dm_control.path, "dm_control").title == "DM Control Suite"
+
+
 def test_installed_extras_are_not_reported_missing() -> None:
     assert find_env_package("chess").missing_requirements() == []
     assert find_env_package("grid_world").missing_requirements() == []  # no extra at all

@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from openenv.core.errors import EnvNotFound, EnvUnavailable
+from openenv.core.manifest import display_title
 
 __all__ = [
     "EnvNotFound",
@@ -78,7 +79,7 @@ class EnvPackage:
 
     @property
     def title(self) -> str:
-        return self.name.replace("_", " ").title()
+        return display_title(self.manifest, self.name)
 
     @property
     def description(self) -> str:

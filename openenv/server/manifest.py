@@ -9,10 +9,13 @@ from typing import Any
 
 import yaml
 
+from openenv.core.manifest import display_title
+
 
 @dataclass(frozen=True)
 class Manifest:
     name: str
+    display_title: str = ""
     description: str = ""
     version: str | None = None
     tags: list[str] = field(default_factory=list)
@@ -23,7 +26,7 @@ class Manifest:
 
     @property
     def title(self) -> str:
-        return self.name.replace("_", " ").title()
+        return display_title({"title": self.display_title}, self.name)
 
 
 def package_root(obj: Any) -> Path | None:
@@ -48,9 +51,10 @@ def load_manifest(root: Path | None, fallback_name: str) -> Manifest:
     data = yaml.safe_load((root / "openenv.yaml").read_text(encoding="utf-8")) or {}
     readme_path = root / "README.md"
     readme = readme_path.read_text(encoding="utf-8") if readme_path.is_file() else None
-    known = {"name", "description", "version", "tags", "emoji"}
+    known = {"name", "title", "description", "version", "tags", "emoji"}
     return Manifest(
         name=str(data.get("name") or fallback_name),
+        display_title=str(data.get("title") or ""),
         description=str(data.get("description") or ""),
         version=str(data["version"]) if data.get("version") is not None else None,
         tags=list(data.get("tags") or []),
