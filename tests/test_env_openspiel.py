@@ -143,3 +143,19 @@ def test_check_env_passes_for_the_featured_games():
 
     for game in ("connect_four", "kuhn_poker", "breakthrough", "goofspiel"):
         check_env(OpenSpielEnvironment(), reset_kwargs={"game_name": game})
+
+
+def test_every_game_the_playground_offers_plays_to_its_end():
+    from openspiel_env.server.environment import FEATURED_GAMES, GameName, OpenSpielEnvironment
+
+    offered = GameName.__metadata__[0].examples
+    assert offered == list(FEATURED_GAMES)  # every featured game is registered here
+    for game in offered:
+        env = OpenSpielEnvironment()
+        obs = env.reset(seed=0, game_name=game, opponent_policy="first")
+        for _ in range(500):  # the first legal action each turn ends every one of them soon
+            if obs.done:
+                break
+            obs = env.step(OpenSpielAction(action_id=obs.legal_actions[0]))
+        assert obs.done, game
+        env.close()

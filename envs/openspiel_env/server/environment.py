@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import random
 import uuid
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 import pyspiel
+from pydantic import Field
 
 from openenv.core import ActionChoice, Environment, InvalidAction, Text
 from openenv.core.rules import (
@@ -28,6 +29,19 @@ from openspiel_env.models import OpenSpielAction, OpenSpielObservation, OpenSpie
 OpponentPolicy = Literal["random", "first", "last", "human"]
 POLICIES: tuple[str, ...] = get_args(OpponentPolicy)
 EXAMPLES = "tic_tac_toe, connect_four, kuhn_poker, breakthrough"
+# Games the playground offers in the game_name drop-down (any registered name works too).
+FEATURED_GAMES = (
+    "tic_tac_toe", "connect_four", "breakthrough", "hex", "othello", "checkers", "chess", "go",
+    "backgammon", "dots_and_boxes", "clobber", "nine_mens_morris", "amazons", "mancala", "oware",
+    "pig", "kuhn_poker", "leduc_poker", "liars_dice", "blackjack", "phantom_ttt", "goofspiel",
+)  # fmt: skip
+GameName = Annotated[
+    str,
+    Field(
+        description="An OpenSpiel game's short name",
+        examples=[g for g in FEATURED_GAMES if g in pyspiel.registered_names()],
+    ),
+]
 MAX_KEYED_ACTIONS = 9  # games with at most 9 distinct actions get keys 1..9
 RECENT_MOVES = 6
 TEXT_WIDTH = 40
@@ -88,7 +102,7 @@ class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, Op
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        game_name: str = "tic_tac_toe",
+        game_name: GameName = "tic_tac_toe",
         game_params: dict[str, Any] | None = None,
         agent_player: int = 0,
         opponent_policy: OpponentPolicy = "random",
