@@ -22,7 +22,10 @@ def action_model(env_id: str) -> type[GymnasiumAction]:
     env = gym.make(env_id)
     try:
         schema = sp.json_schema(env.action_space)
-        description = f"In {env_id}'s action space, {env.action_space} (another id at reset)"
+        description = (
+            f"An action of the running env: {env_id} takes {env.action_space}; after a reset "
+            "to another id, its action_space is in the State tab"
+        )
     finally:
         env.close()
     field = Annotated[Any, WithJsonSchema(schema)]
