@@ -424,6 +424,26 @@ def test_a_paused_server_is_noticed_by_its_unanswered_ping(monkeypatch) -> None:
         asyncio.run(async_client())
 
 
+def test_a_server_that_stops_answering_while_idle_fails_the_next_call_at_once(
+    monkeypatch, keepalive
+) -> None:
+    """The keepalive thread pings a silent server too: the next call does not wait 2 pings."""
+    monkeypatch.setattr(connections, "PING_S", 0.4)
+    keepalive(0.1)
+    with pausable_grid() as (url, proc):
+        with GridWorldEnv(base_url=url).sync() as env:
+            env.reset()
+            os.killpg(proc.pid, signal.SIGSTOP)
+            time.sleep(1.5)  # the notebook user is away; the keepalive pings, nothing comes back
+            start = time.monotonic()
+            with pytest.raises(ClientError) as lost:
+                env.step(GridWorldAction(action="DOWN"))
+            assert time.monotonic() - start < 0.3  # not another 0.8 s of pinging
+            assert lost.value.server_code == "CLOSED" and "stopped answering" in str(lost.value)
+            os.killpg(proc.pid, signal.SIGCONT)
+            assert env.reset().observation.x == 0  # the next call opens a new session
+
+
 def test_a_slow_step_is_not_mistaken_for_a_dead_server(probe: str, monkeypatch) -> None:
     """The server answers pings while the step runs (in a worker): the call waits it out."""
     monkeypatch.setattr(connections, "PING_S", 0.2)

@@ -8,8 +8,9 @@ bookkeeping of :mod:`openenv.client.connections`.
 
 While a connection sits idle between calls (a notebook cell, a debugger), one daemon thread
 shared by all of them reads it every :data:`KEEPALIVE_S` seconds, so the server's pings are
-answered and the session survives the pause; that thread never touches a connection while a
-call is using it.
+answered and the session survives the pause; it also pings a server that went silent, as a call
+does (see :mod:`openenv.client.connections`), so the first call after a server stopped
+answering fails at once. That thread never touches a connection while a call is using it.
 
 The connection's coroutines never suspend (the I/O is blocking), so :func:`run_now` runs the
 async client's own methods on it without an event loop.
@@ -36,7 +37,7 @@ from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
 from websockets.uri import parse_uri
 
-from openenv.client.connections import CLOSE_WAIT_S, SansIOConnection
+from openenv.client.connections import CLOSE_WAIT_S, SansIOConnection, Unresponsive
 from openenv.core import pacing
 
 KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
@@ -62,6 +63,7 @@ class BlockingConnection(SansIOConnection):
         self.sock = sock
         self._io = threading.Lock()  # held by a call, or by the keepalive thread
         self._answer_s: float | None = None  # recent time from request to answer (average)
+        self._lost: Unresponsive | None = None  # the keepalive found the server unresponsive
 
     @classmethod
     def open(
@@ -97,6 +99,8 @@ class BlockingConnection(SansIOConnection):
         Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
         """
         with self._io:
+            if self._lost is not None:
+                raise self._lost
             self._queue(text)
             self._flush()
             sent = time.perf_counter()
@@ -147,7 +151,13 @@ class BlockingConnection(SansIOConnection):
                 return False  # closed
             while not self._eof and self._readable():
                 self._read(time.monotonic())
+            self._check_alive()  # a server silent for PING_S is pinged, as during a call
+            self._flush()
             return not self._finished()
+        except Unresponsive as exc:  # the next call says so at once instead of waiting
+            self._lost = exc
+            self.sock.close()
+            return False
         except (OSError, ConnectionClosed):
             return False
         finally:
