@@ -427,7 +427,8 @@ def test_a_paused_server_is_noticed_by_its_unanswered_ping(monkeypatch) -> None:
 def test_a_server_that_stops_answering_while_idle_fails_the_next_call_at_once(
     monkeypatch, keepalive
 ) -> None:
-    """The keepalive thread pings a silent server too: the next call does not wait 2 pings."""
+    """Between calls a silent server is pinged too (the keepalive thread; the async loop's timer):
+    the next call does not wait two more ping intervals."""
     monkeypatch.setattr(connections, "PING_S", 0.4)
     keepalive(0.1)
     with pausable_grid() as (url, proc):
@@ -442,6 +443,21 @@ def test_a_server_that_stops_answering_while_idle_fails_the_next_call_at_once(
             assert lost.value.server_code == "CLOSED" and "stopped answering" in str(lost.value)
             os.killpg(proc.pid, signal.SIGCONT)
             assert env.reset().observation.x == 0  # the next call opens a new session
+
+        async def async_client() -> None:
+            async with GridWorldEnv(base_url=url) as env:
+                await env.reset()
+                os.killpg(proc.pid, signal.SIGSTOP)
+                await asyncio.sleep(1.5)  # a loop timer pings; nothing comes back
+                start = time.monotonic()
+                with pytest.raises(ClientError) as lost:
+                    await env.step(GridWorldAction(action="DOWN"))
+                assert time.monotonic() - start < 0.3
+                assert "stopped answering" in str(lost.value)
+                os.killpg(proc.pid, signal.SIGCONT)
+                assert (await env.reset()).observation.x == 0
+
+        asyncio.run(async_client())
 
 
 def test_a_slow_step_is_not_mistaken_for_a_dead_server(probe: str, monkeypatch) -> None:

@@ -22,7 +22,9 @@ Liveness: while a call waits, a connection silent for :data:`PING_S` seconds sen
 one whose ping goes unanswered for :data:`PING_S` more raises :class:`Unresponsive` (a server
 that was paused, crashed without closing TCP, or lost its network), as ``websockets``' own
 client does with its default 20 s interval and timeout. The server answers pings even while
-an environment's step runs in a worker.
+an environment's step runs in a worker. Between calls the same check runs in the background
+(a loop timer here, the keepalive thread for ``.sync()``), and the next call raises the
+:class:`Unresponsive` it found at once.
 """
 
 from __future__ import annotations
@@ -202,6 +204,9 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         self.transport: asyncio.Transport | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._answer_s: float | None = None  # recent time from request to answer (average)
+        self._calling = False  # a request is running (it checks liveness itself)
+        self._idle: asyncio.TimerHandle | None = None  # the next liveness check between calls
+        self._lost: Unresponsive | None = None  # that check found the server unresponsive
 
     @classmethod
     async def open(
@@ -226,13 +231,24 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
                 conn.transport.close()
             raise
         conn.headers = response.headers
+        conn._watch_idle()
         return conn
 
     async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
         """Send ``text``; return the answer to ``request_id`` (see :func:`answers`).
 
-        Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
+        Raises ``TimeoutError``, :class:`Unresponsive`, or ``ConnectionClosed`` once no message
+        is left.
         """
+        if self._lost is not None:
+            raise self._lost
+        self._calling = True
+        try:
+            return await self._request(text, request_id, timeout)
+        finally:
+            self._calling = False
+
+    async def _request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
         self._queue(text)
         self._flush()
         sent = time.perf_counter()
@@ -254,6 +270,8 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
 
     async def close(self, goodbye: str | None = None) -> None:
         """Say ``goodbye`` (a last message), close the WebSocket, then the socket."""
+        if self._idle is not None:
+            self._idle.cancel()
         try:
             self._queue(goodbye, close=True)
             self._flush()
@@ -310,6 +328,23 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         """Drop the connection at once (the server is not answering)."""
         if self.transport is not None:
             self.transport.abort()
+
+    def _watch_idle(self) -> None:
+        """Between calls, ping a server that went silent, as a call does (see the module doc):
+        the first call after the server stopped answering then fails at once."""
+        self._idle = None
+        if self._finished():
+            return
+        if not self._calling:
+            try:
+                self._check_alive()
+            except Unresponsive as exc:
+                self._lost = exc
+                self.abort()
+                return
+            self._flush()
+        loop = asyncio.get_running_loop()
+        self._idle = loop.call_later(max(self._alive_check_in(), 0.05), self._watch_idle)
 
     def _arrived(self) -> bool:
         """Whether a message (or the end of the stream) came since the last look."""
