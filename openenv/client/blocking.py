@@ -37,7 +37,7 @@ from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
 from websockets.uri import parse_uri
 
-from openenv.client.connections import CLOSE_WAIT_S, SansIOConnection, Unresponsive
+from openenv.client.connections import CLOSE_WAIT_S, SansIOConnection
 from openenv.core import pacing
 
 KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
@@ -63,7 +63,6 @@ class BlockingConnection(SansIOConnection):
         self.sock = sock
         self._io = threading.Lock()  # held by a call, or by the keepalive thread
         self._answer_s: float | None = None  # recent time from request to answer (average)
-        self._lost: Unresponsive | None = None  # the keepalive found the server unresponsive
 
     @classmethod
     def open(
@@ -96,11 +95,11 @@ class BlockingConnection(SansIOConnection):
     async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
         """Send ``text``; return the answer to ``request_id`` (see :func:`answers`).
 
-        Raises ``TimeoutError``, or ``ConnectionClosed`` once no message is left.
+        Raises ``TimeoutError``, :class:`~openenv.client.connections.Unresponsive`, or
+        ``ConnectionClosed`` once no message is left.
         """
         with self._io:
-            if self._lost is not None:
-                raise self._lost
+            self._raise_if_lost()
             self._queue(text)
             self._flush()
             sent = time.perf_counter()
@@ -151,13 +150,11 @@ class BlockingConnection(SansIOConnection):
                 return False  # closed
             while not self._eof and self._readable():
                 self._read(time.monotonic())
-            self._check_alive()  # a server silent for PING_S is pinged, as during a call
+            if not self._idle_alive():  # a silent server is pinged, as during a call
+                self.sock.close()
+                return False
             self._flush()
             return not self._finished()
-        except Unresponsive as exc:  # the next call says so at once instead of waiting
-            self._lost = exc
-            self.sock.close()
-            return False
         except (OSError, ConnectionClosed):
             return False
         finally:

@@ -108,6 +108,7 @@ class SansIOConnection:
         self._eof = False
         self._heard_at = time.monotonic()  # when the server last sent anything
         self._pinged_at: float | None = None  # an unanswered ping of ours, sent then
+        self._lost: Unresponsive | None = None  # found unresponsive between calls
 
     @staticmethod
     def _protocol(url: str, headers: dict[str, str], max_size: int | None) -> ClientProtocol:
@@ -179,6 +180,20 @@ class SansIOConnection:
                 "the next call opens a new one"
             )
 
+    def _idle_alive(self) -> bool:
+        """The liveness check between calls (the driver flushes, and closes when False): once
+        the server is found unresponsive, the next call raises it at once."""
+        try:
+            self._check_alive()
+        except Unresponsive as exc:
+            self._lost = exc
+            return False
+        return True
+
+    def _raise_if_lost(self) -> None:
+        if self._lost is not None:
+            raise self._lost
+
     def _queue(self, text: str | None, *, close: bool = False) -> None:
         """Queue ``text`` (and a close frame) for the driver's next flush, if still open."""
         if self.protocol.state is State.OPEN:
@@ -206,7 +221,6 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         self._answer_s: float | None = None  # recent time from request to answer (average)
         self._calling = False  # a request is running (it checks liveness itself)
         self._idle: asyncio.TimerHandle | None = None  # the next liveness check between calls
-        self._lost: Unresponsive | None = None  # that check found the server unresponsive
 
     @classmethod
     async def open(
@@ -240,8 +254,7 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         Raises ``TimeoutError``, :class:`Unresponsive`, or ``ConnectionClosed`` once no message
         is left.
         """
-        if self._lost is not None:
-            raise self._lost
+        self._raise_if_lost()
         self._calling = True
         try:
             return await self._request(text, request_id, timeout)
@@ -336,10 +349,7 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         if self._finished():
             return
         if not self._calling:
-            try:
-                self._check_alive()
-            except Unresponsive as exc:
-                self._lost = exc
+            if not self._idle_alive():
                 self.abort()
                 return
             self._flush()
