@@ -395,33 +395,45 @@ def pausable_grid() -> Iterator[tuple[str, subprocess.Popen]]:
         stop_process_group(proc)
 
 
+def step_after_pausing(url: str, proc: subprocess.Popen, away_s: float) -> list[tuple]:
+    """Pause the server, leave each client (``.sync()``, then async) idle ``away_s`` seconds,
+    then step: how long each step took to fail, and its error. The server is resumed each time
+    and the client's next call opens a new session."""
+    failures: list[tuple[float, ClientError]] = []
+    with GridWorldEnv(base_url=url).sync() as env:
+        env.reset()
+        os.killpg(proc.pid, signal.SIGSTOP)
+        time.sleep(away_s)
+        start = time.monotonic()
+        with pytest.raises(ClientError) as lost:
+            env.step(GridWorldAction(action="DOWN"))
+        failures.append((time.monotonic() - start, lost.value))
+        os.killpg(proc.pid, signal.SIGCONT)
+        assert env.reset().observation.x == 0  # the next call opens a new session
+
+    async def async_client() -> None:
+        async with GridWorldEnv(base_url=url) as env:
+            await env.reset()
+            os.killpg(proc.pid, signal.SIGSTOP)
+            await asyncio.sleep(away_s)
+            start = time.monotonic()
+            with pytest.raises(ClientError) as lost:
+                await env.step(GridWorldAction(action="DOWN"))
+            failures.append((time.monotonic() - start, lost.value))
+            os.killpg(proc.pid, signal.SIGCONT)
+            assert (await env.reset()).observation.x == 0
+
+    asyncio.run(async_client())
+    return failures
+
+
 def test_a_paused_server_is_noticed_by_its_unanswered_ping(monkeypatch) -> None:
     """Not at the 60 s message timeout: two ping intervals after the server went silent."""
     monkeypatch.setattr(connections, "PING_S", 0.4)
     with pausable_grid() as (url, proc):
-        with GridWorldEnv(base_url=url).sync() as env:
-            env.reset()
-            os.killpg(proc.pid, signal.SIGSTOP)
-            start = time.monotonic()
-            with pytest.raises(ClientError) as lost:
-                env.step(GridWorldAction(action="DOWN"))
-            assert time.monotonic() - start < 5
-            assert lost.value.server_code == "CLOSED" and "stopped answering" in str(lost.value)
-            os.killpg(proc.pid, signal.SIGCONT)
-            assert env.reset().observation.x == 0  # the next call opens a new session
-
-        async def async_client() -> None:
-            async with GridWorldEnv(base_url=url) as env:
-                await env.reset()
-                os.killpg(proc.pid, signal.SIGSTOP)
-                start = time.monotonic()
-                with pytest.raises(ClientError) as lost:
-                    await env.step(GridWorldAction(action="DOWN"))
-                assert time.monotonic() - start < 5
-                assert "stopped answering" in str(lost.value)
-                os.killpg(proc.pid, signal.SIGCONT)
-
-        asyncio.run(async_client())
+        for took, lost in step_after_pausing(url, proc, away_s=0):
+            assert took < 5
+            assert lost.server_code == "CLOSED" and "stopped answering" in str(lost)
 
 
 def test_a_server_that_stops_answering_while_idle_fails_the_next_call_at_once(
@@ -432,32 +444,10 @@ def test_a_server_that_stops_answering_while_idle_fails_the_next_call_at_once(
     monkeypatch.setattr(connections, "PING_S", 0.4)
     keepalive(0.1)
     with pausable_grid() as (url, proc):
-        with GridWorldEnv(base_url=url).sync() as env:
-            env.reset()
-            os.killpg(proc.pid, signal.SIGSTOP)
-            time.sleep(1.5)  # the notebook user is away; the keepalive pings, nothing comes back
-            start = time.monotonic()
-            with pytest.raises(ClientError) as lost:
-                env.step(GridWorldAction(action="DOWN"))
-            assert time.monotonic() - start < 0.3  # not another 0.8 s of pinging
-            assert lost.value.server_code == "CLOSED" and "stopped answering" in str(lost.value)
-            os.killpg(proc.pid, signal.SIGCONT)
-            assert env.reset().observation.x == 0  # the next call opens a new session
-
-        async def async_client() -> None:
-            async with GridWorldEnv(base_url=url) as env:
-                await env.reset()
-                os.killpg(proc.pid, signal.SIGSTOP)
-                await asyncio.sleep(1.5)  # a loop timer pings; nothing comes back
-                start = time.monotonic()
-                with pytest.raises(ClientError) as lost:
-                    await env.step(GridWorldAction(action="DOWN"))
-                assert time.monotonic() - start < 0.3
-                assert "stopped answering" in str(lost.value)
-                os.killpg(proc.pid, signal.SIGCONT)
-                assert (await env.reset()).observation.x == 0
-
-        asyncio.run(async_client())
+        # The notebook user is away 1.5 s: the pings go unanswered meanwhile.
+        for took, lost in step_after_pausing(url, proc, away_s=1.5):
+            assert took < 0.3  # not another 0.8 s of pinging
+            assert lost.server_code == "CLOSED" and "stopped answering" in str(lost)
 
 
 def test_a_slow_step_is_not_mistaken_for_a_dead_server(probe: str, monkeypatch) -> None:
