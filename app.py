@@ -2,7 +2,8 @@
 
 A landing page at ``/``, each environment's API under ``/envs/<name>/`` and its playground under
 ``/envs/<name>/web/``. Reads ``$PORT`` (default 7860) and ``$HOST`` (default 0.0.0.0), so the
-same file is the entry point of the catalog's Hugging Face Space. ``$OPENENV_ENVS_DIR`` serves
+same file is the entry point of the catalog's Hugging Face Space (whose bundle renders it from
+``spaces/templates/app_catalog.py.tmpl``: keep the two alike). ``$OPENENV_ENVS_DIR`` serves
 another directory of environment packages instead of ``envs/``.
 """
 
@@ -19,7 +20,7 @@ for path in (str(ENVS_DIR), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from web.catalog import create_catalog_app  # noqa: E402
+from openenv.web.catalog.app import create_catalog_app  # noqa: E402
 
 app = create_catalog_app(ENVS_DIR)
 

@@ -486,7 +486,7 @@ def playground_step_ms(label: str) -> float:
     import importlib
 
     from openenv.server import create_app
-    from web.stage import quick_update
+    from openenv.web.stage.html import quick_update
 
     module = importlib.import_module(PLAYGROUNDS[label][1])
     env_cls = next(

@@ -21,7 +21,7 @@ from grid_world_env.server.environment import GridWorldEnvironment
 from PIL import Image
 
 from openenv.core.views import Frame, Svg, Text
-from web.catalog_thumbs import board_png, view_thumbnail
+from openenv.web.catalog.thumbs import board_png, view_thumbnail
 
 MISSING_EXTRA_APP = """\
 import definitely_not_installed_module  # the optional dependency of this env
@@ -160,8 +160,8 @@ def test_open_playground_plays_the_env_under_its_prefix(page, catalog: str) -> N
 
 @pytest.mark.browser
 def test_a_text_thumbnail_wraps_inside_its_card(page, tmp_path) -> None:
-    from web.catalog import load_catalog
-    from web.catalog_page import render_page
+    from openenv.web.catalog.app import load_catalog
+    from openenv.web.catalog.page import render_page
 
     items = [i for i in load_catalog(make_catalog_dir(tmp_path)) if i.available]
     long_lines = "\n".join(f"line {n}: " + "a fairly long sentence of text " * 3 for n in range(9))

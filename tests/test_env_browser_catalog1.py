@@ -30,7 +30,7 @@ def catalog(tmp_path_factory):
     (root / "catalog1_app.py").write_text(
         "from pathlib import Path\n"
         "from fastapi import Response\n"
-        "from web.catalog import create_catalog_app\n"
+        "from openenv.web.catalog.app import create_catalog_app\n"
         f"app = create_catalog_app(Path({str(envs)!r}))\n"
         # Chromium asks the site root for a favicon; answer it so a 404 does not hit the console.
         "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"

@@ -146,7 +146,7 @@ def test_push_creates_a_docker_space_and_uploads_the_bundle(hub, tmp_path) -> No
     assert dry.returncode == 0 and set(hub.files) == bundle_files
     assert {"Dockerfile", "README.md", "app.py", "requirements.txt"} <= set(hub.files)
     assert "envs/grid_world_env/server/environment.py" in hub.files
-    assert "openenv/server/app.py" in hub.files and "web/playground.py" in hub.files
+    assert "openenv/server/app.py" in hub.files and "openenv/web/playground.py" in hub.files
     meta = read_front_matter(hub.files["README.md"].decode())
     assert meta["sdk"] == "docker" and meta["app_port"] == 7860 and meta["base_path"] == "/web"
     assert "openenv" in meta["tags"] and meta["title"] == "Grid World"

@@ -9,15 +9,10 @@ hash). No Docker engine is needed: the container's only job is to run that comma
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tomllib
-import venv
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +20,7 @@ import httpx
 import pytest
 from conftest import ROOT, free_port, stop_process_group, wait_healthy
 from packaging.requirements import Requirement
+from venvs import clean_python
 
 from openenv.hub.bundle import (
     HUB_COLORS,
@@ -36,35 +32,12 @@ from openenv.hub.bundle import (
 )
 from openenv.runtime.discovery import discover
 
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "openenv-playground"
-
-
-def bundle_python(requirements_txt: Path) -> Path:
-    """A clean virtualenv with exactly the bundle's requirements; reused across runs."""
-    key = hashlib.sha256(requirements_txt.read_bytes()).hexdigest()[:16]
-    home = CACHE / f"space-venv-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
-    python = home / "bin" / "python"
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with open(CACHE / f"{home.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (home / ".ready").is_file():
-            return python
-        shutil.rmtree(home, ignore_errors=True)
-        venv.EnvBuilder(with_pip=True, clear=True).create(home)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-             "-r", str(requirements_txt)],
-            check=True,
-        )  # fmt: skip
-        (home / ".ready").write_text(requirements_txt.read_text())
-    return python
-
 
 @contextlib.contextmanager
 def boot_like_a_space(bundle: Path) -> Iterator[str]:
     """Run the Dockerfile's CMD, with its ENV and a free $PORT, from the bundle directory."""
     env_vars, cmd = dockerfile_runtime((bundle / "Dockerfile").read_text())
-    python = bundle_python(bundle / "requirements.txt")
+    python = clean_python(bundle / "requirements.txt")
     assert cmd[0] == "python", f"the Space's CMD should start with python, got {cmd}"
     port = free_port()
     container_only = {"PATH", "HOME"}  # they describe the image's filesystem, not this machine
@@ -145,11 +118,12 @@ def test_bundle_vendors_the_framework_and_the_env(grid_bundle: Path) -> None:
     files = set(
         (grid_bundle / p).relative_to(grid_bundle).as_posix() for p in os.listdir(grid_bundle)
     )
-    assert {"Dockerfile", "README.md", "app.py", "requirements.txt", "openenv", "web"} <= files
+    assert {"Dockerfile", "README.md", "app.py", "requirements.txt", "openenv"} <= files
     assert (grid_bundle / "openenv" / "server" / "app.py").is_file()
-    assert (grid_bundle / "web" / "playground.py").is_file()
+    assert (grid_bundle / "openenv" / "web" / "playground.py").is_file()  # the installed layout
     for asset in (ROOT / "assets").glob("*.*"):
-        assert (grid_bundle / "assets" / asset.name).read_bytes() == asset.read_bytes()
+        vendored = grid_bundle / "openenv" / "web" / "assets" / asset.name
+        assert vendored.read_bytes() == asset.read_bytes()
     assert (grid_bundle / "envs" / "grid_world_env" / "openenv.yaml").is_file()
     assert not list(grid_bundle.rglob("__pycache__"))
     reqs = (grid_bundle / "requirements.txt").read_text().split()
@@ -188,7 +162,7 @@ def test_env_bundle_boots_as_the_space_and_its_playground_plays(grid_bundle: Pat
 
 @pytest.mark.slow
 def test_env_bundle_runs_the_vendored_framework(grid_bundle: Path) -> None:
-    python = bundle_python(grid_bundle / "requirements.txt")
+    python = clean_python(grid_bundle / "requirements.txt")
     where = subprocess.run(
         [str(python), "-c", "import app, openenv, grid_world_env; "
          "print(openenv.__file__); print(grid_world_env.__file__)"],

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from web import forms
+from openenv.web.page import forms
 
 
 def reset(

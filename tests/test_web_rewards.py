@@ -8,11 +8,16 @@ import pytest
 from reward_apps import CoinAction, CoinEnvironment
 
 from openenv.core.serialization import observation_to_wire
-from web.episode_file import EpisodeFileError, parse_episode_jsonl
-from web.export import episode_jsonl
-from web.reward_chart import compare_chart_svg, first_divergence, stacked_chart_svg
-from web.reward_view import Pinned, Review, review_html, rewards_of
-from web.rewards import PALETTE, component_names, components_table_html, step_components
+from openenv.web.episode.export import episode_jsonl
+from openenv.web.episode.files import EpisodeFileError, parse_episode_jsonl
+from openenv.web.rewards.charts import compare_chart_svg, first_divergence, stacked_chart_svg
+from openenv.web.rewards.components import (
+    PALETTE,
+    component_names,
+    components_table_html,
+    step_components,
+)
+from openenv.web.rewards.review import Pinned, Review, review_html, rewards_of
 
 
 def record(guesses: list[str], seed: int = 3) -> list[dict]:
@@ -245,7 +250,7 @@ def test_panel_before_any_step():
 
 
 def live_tab(steps: list[dict], seed: int | None = 3):
-    from web.tabs import Episode, WebTab
+    from openenv.web.stage.tabs import Episode, WebTab
 
     tab = WebTab(key="k", session_hash=None, authorized=True)
     tab.episode = Episode(steps=steps, reset_kwargs={} if seed is None else {"seed": seed})
@@ -253,7 +258,7 @@ def live_tab(steps: list[dict], seed: int | None = 3):
 
 
 def test_panel_commands_pick_load_pin_and_go_back():
-    from web.reward_panel import RewardPanel
+    from openenv.web.rewards.panel import RewardPanel
 
     panel, tab = RewardPanel(controller=None), live_tab(record(["heads", "tails"]))
     panel.html(tab)
@@ -278,8 +283,8 @@ def test_panel_commands_pick_load_pin_and_go_back():
 
 
 def test_panel_follows_a_new_episode():
-    from web.reward_panel import RewardPanel
-    from web.tabs import Episode
+    from openenv.web.rewards.panel import RewardPanel
+    from openenv.web.stage.tabs import Episode
 
     panel, tab = RewardPanel(controller=None), live_tab(record(["heads"] * 4))
     panel.html(tab)

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from grid_world_env.server.environment import GridWorldEnvironment
 
 from openenv.server import create_app
-from web.shell import SHELL_ID, insert_after_body_tag
-from web.shell_routes import GONE, LOCKED, adopt
+from openenv.web.shell.markup import SHELL_ID, insert_after_body_tag
+from openenv.web.shell.routes import GONE, LOCKED, adopt
 
 
 @pytest.fixture(scope="module")

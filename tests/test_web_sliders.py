@@ -12,9 +12,9 @@ import pytest
 from openenv.core import Action, ActionSliders, Environment, Observation, Slider, State
 from openenv.server import create_app
 from openenv.testing import check_env
+from openenv.web.stage.controller import Controller
+from openenv.web.stage.html import stage_html
 from tests.conftest import run_async as run
-from web.controller import Controller
-from web.stage import stage_html
 
 
 class DriveAction(Action):

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import ROOT, serve
 
-from web.tools_panel import example_value, result_html
+from openenv.web.page.tools import example_value, result_html
 
 
 @pytest.fixture(scope="module")

@@ -14,14 +14,14 @@ from pydantic import Field, create_model
 
 from openenv.core import Action, Board, Cell, Frame, Svg, Text
 from openenv.server import create_app
+from openenv.web.drawing.html import fold, view_html
+from openenv.web.drawing.raster import view_to_image, view_to_png
+from openenv.web.episode.export import episode_gif, episode_jsonl
+from openenv.web.page import forms
+from openenv.web.page.snippet import ClientNames, client_names, python_snippet
+from openenv.web.rewards.sparkline import reward_chart_svg
+from openenv.web.stage.controller import Controller
 from tests.conftest import run_async as run
-from web import forms
-from web.chart import reward_chart_svg
-from web.controller import Controller
-from web.export import episode_gif, episode_jsonl
-from web.raster import view_to_image, view_to_png
-from web.render import fold, view_html
-from web.snippet import ClientNames, client_names, python_snippet
 
 
 class RobotAction(Action):
@@ -223,7 +223,7 @@ def test_gradio_builder_gets_its_tab_and_the_visitors_session():
 async def _builder_tab():
     import gradio as gr
 
-    from web.extension import PlaygroundAPI
+    from openenv.web.page.extension import PlaygroundAPI
 
     seen: list[PlaygroundAPI] = []
 
@@ -252,7 +252,7 @@ async def _builder_tab():
 
 
 def test_an_idle_playground_does_not_poll_gradios_queue_every_millisecond() -> None:
-    from web.playground import PROGRESS_POLL_S, QUEUE_IDLE_POLL_S
+    from openenv.web.playground import PROGRESS_POLL_S, QUEUE_IDLE_POLL_S
 
     app = create_app(GridWorldEnvironment)
     queue = app.state.openenv.web["blocks"]._queue
@@ -265,12 +265,12 @@ def test_an_idle_playground_does_not_poll_gradios_queue_every_millisecond() -> N
 
 def test_the_step_log_names_a_move_by_its_button_and_leaves_out_unset_fields():
     from openenv.core import ActionChoice
-    from web.controller import _label_of
-    from web.episode_file import parse_episode_jsonl
-    from web.export import episode_jsonl
-    from web.reward_view import _list_row
-    from web.stage import episode_panel
-    from web.tabs import WebTab
+    from openenv.web.episode.export import episode_jsonl
+    from openenv.web.episode.files import parse_episode_jsonl
+    from openenv.web.rewards.review import _list_row
+    from openenv.web.stage.controller import _label_of
+    from openenv.web.stage.html import episode_panel
+    from openenv.web.stage.tabs import WebTab
 
     legal = [ActionChoice("RIGHT", {"action_id": 2}), ActionChoice("LEFT", {"action_id": 3})]
     unset = {"game_name": None, "obs_type": None, "metadata": {}}

@@ -1,6 +1,6 @@
 """A tool environment whose tools take nested objects and arrays, for the playground tests.
 
-Served with ``uvicorn tool_apps:app --app-dir tests``; its Tools tab is ``web.tools_panel``.
+Served with ``uvicorn tool_apps:app --app-dir tests``; its Tools tab is ``openenv.web.page.tools``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The /web playground: a Gradio page on every environment server.
 
-``mount_playground(app, ctx, path="/web")`` (called by ``create_app``) mounts the page, built by
-``web.blocks``, its plain HTTP routes from ``web.routes`` (sessions, export, README assets,
-favicon), and the fast shell (``web.shell``, ``web.shell_routes``) that makes the page usable
-before Gradio's bundle arrives. All drive the visitors' sessions through one
-:class:`~web.controller.Controller`.
+``mount_playground(app, ctx, path="/web")`` (called by ``create_app``) mounts the page (built by
+:mod:`openenv.web.page.blocks`), its plain HTTP routes (:mod:`openenv.web.page.routes`: sessions,
+export, README assets, favicon), and the fast shell (:mod:`openenv.web.shell`) that makes the page
+usable before Gradio's bundle arrives. All drive the visitors' sessions through one
+:class:`~openenv.web.stage.controller.Controller`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ import gradio as gr
 from fastapi import FastAPI
 
 from openenv.server.context import ServerContext
-from web import routes, shell, shell_routes
-from web.assets import asset
-from web.blocks import build_blocks
-from web.controller import Controller
-from web.extension import PlaygroundAPI
+from openenv.web.page import routes
+from openenv.web.page.blocks import build_blocks
+from openenv.web.page.extension import PlaygroundAPI
+from openenv.web.shell import markup as shell
+from openenv.web.shell import routes as shell_routes
+from openenv.web.stage.controller import Controller
+from openenv.web.static import asset
 
 SYSTEM_FONTS = (
     "ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue",

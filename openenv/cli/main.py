@@ -155,7 +155,7 @@ def _serve(args: argparse.Namespace) -> int:
         ui.info(f"{target.entry.emoji} {target.entry.title}: playground at /web/, API at /")
         run(app, host=args.host, port=args.port, default_port=8000)
         return 0
-    from web.catalog import create_catalog_app
+    from openenv.web.catalog.app import create_catalog_app
 
     ui.info(f"Catalog of {target.envs_dir}: landing page at /, each env under /envs/<name>/")
     run(create_catalog_app(target.envs_dir), host=args.host, port=args.port, default_port=7860)

@@ -10,11 +10,13 @@ import keyword
 import re
 import string
 from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from openenv.cli.ui import CliError
 
-TEMPLATES = Path(__file__).resolve().parent / "templates" / "env"
+TEMPLATES = files("openenv.cli") / "templates" / "env"  # package data
 SUFFIX = ".tmpl"
 
 
@@ -55,11 +57,23 @@ def scaffold(raw_name: str, parent: Path) -> Path:
     if target.exists():
         raise CliError(f"{target} already exists: pick another NAME or --dir")
     values = {"name": n.name, "package": n.package, "Class": n.cls, "title": n.title}
-    for template in sorted(TEMPLATES.rglob(f"*{SUFFIX}")):
-        relative = template.relative_to(TEMPLATES).as_posix().removesuffix(SUFFIX)
-        relative = relative.replace("tests/test_env.py", f"tests/test_{n.name}.py")
+    for relative, template in _templates(TEMPLATES):
+        relative = relative.removesuffix(SUFFIX).replace(
+            "tests/test_env.py", f"tests/test_{n.name}.py"
+        )
         out = target / relative
         out.parent.mkdir(parents=True, exist_ok=True)
         text = string.Template(template.read_text(encoding="utf-8")).substitute(values)
         out.write_text(text, encoding="utf-8")
     return target
+
+
+def _templates(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
+    """Every ``*.tmpl`` under ``folder`` with its path relative to it, sorted."""
+    found: list[tuple[str, Traversable]] = []
+    for item in folder.iterdir():
+        if item.is_dir():
+            found += _templates(item, f"{prefix}{item.name}/")
+        elif item.name.endswith(SUFFIX):
+            found.append((prefix + item.name, item))
+    return sorted(found, key=lambda pair: pair[0])

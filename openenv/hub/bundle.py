@@ -1,26 +1,31 @@
 """Space bundles: the Docker build context that is also the Space repository.
 
-A bundle vendors the framework (``openenv/``, ``web/``, ``assets/``) and the environment
-package(s) under ``envs/``, because a Space cannot ``pip install`` from this repository. Its
-``requirements.txt`` lists the dependencies of the checkout's pyproject.toml (plus each
-environment's extra), pinned to the versions installed here, those the tests ran with. Every
-generated file is rendered from ``spaces/templates/`` by :func:`render_template`.
+A bundle vendors the framework as it is installed (``openenv/``, with ``openenv/web/`` and its
+``assets/`` inside) and the environment package(s) under ``envs/``, because a Space cannot
+``pip install`` from this repository. Its ``requirements.txt`` lists the installed
+distribution's dependencies (plus each environment's extra), pinned to the versions installed
+here, those the tests ran with. Every generated file is rendered from the templates of
+``openenv.spaces`` (``spaces/templates/`` in the repository) by :func:`render_template`. It
+works the same from a checkout and from an installed wheel.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import importlib.util
 import json
+import re
 import shutil
 import string
-import tomllib
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from openenv.runtime.discovery import EnvPackage, camel, discover, load_package, normalize
 
@@ -60,25 +65,27 @@ class Bundle:
         )
 
 
-# -- locating the framework ---------------------------------------------------------------
+# -- the framework as installed ------------------------------------------------------------
+
+DISTRIBUTION = "openenv-playground"
+# The packages a Space needs, each copied to where an installed wheel puts it.
+VENDORED = {
+    "openenv": "openenv",
+    "openenv.web": "openenv/web",
+    "openenv.web.assets": "openenv/web/assets",
+}
 
 
-def framework_root() -> Path:
-    """The checkout holding ``openenv/``, ``web/``, ``assets/`` and ``spaces/``."""
-    import openenv
-
-    root = Path(openenv.__file__).resolve().parent.parent
-    if not (root / "spaces" / "templates").is_dir() or not (root / "web").is_dir():
-        raise BundleError(
-            f"Space bundles are rendered from a source checkout; {root} has no spaces/templates "
-            "or web/. Install the project with `pip install -e .` from its repository."
-        )
-    return root
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise BundleError(f"{name} is not importable here: install {DISTRIBUTION}")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
 def render_template(template: str, /, **values: Any) -> str:
-    """Fill ``spaces/templates/<template>``; a placeholder without a value is an error."""
-    text = (framework_root() / "spaces" / "templates" / template).read_text(encoding="utf-8")
+    """Fill the Space template ``template``; a placeholder without a value is an error."""
+    text = (files("openenv.spaces") / "templates" / template).read_text(encoding="utf-8")
     try:
         return string.Template(text).substitute({k: str(v) for k, v in values.items()})
     except KeyError as exc:
@@ -89,19 +96,41 @@ def render_template(template: str, /, **values: Any) -> str:
 
 
 def _project_dependencies() -> tuple[list[str], dict[str, list[str]]]:
-    """(core dependencies, optional extras) from the checkout's pyproject.toml."""
-    project = tomllib.loads((framework_root() / "pyproject.toml").read_text(encoding="utf-8"))
-    table = project.get("project", {})
-    return list(table.get("dependencies", [])), dict(table.get("optional-dependencies", {}))
+    """(core dependencies, optional extras) of the installed distribution."""
+    try:
+        raw = importlib.metadata.requires(DISTRIBUTION) or []
+    except importlib.metadata.PackageNotFoundError:
+        raise BundleError(
+            f"Space bundles pin the dependencies of the installed {DISTRIBUTION}: install it "
+            "(pip install openenv-playground, or pip install -e . in a checkout)"
+        ) from None
+    core: list[str] = []
+    optional: dict[str, list[str]] = {}
+    for line in raw:
+        req = Requirement(line)
+        extra = _extra_of(req)
+        if extra is None:
+            core.append(line)
+        else:
+            req.marker = None
+            optional.setdefault(extra, []).append(str(req))
+    return core, optional
+
+
+def _extra_of(req: Requirement) -> str | None:
+    """The extra a requirement belongs to (``extra == "chess"`` in its marker), if any."""
+    found = re.search(r"""extra\s*==\s*["']([^"']+)["']""", str(req.marker or ""))
+    return canonicalize_name(found.group(1)) if found else None
 
 
 def requirements(extras: set[str], extra_lines: list[str] | None = None) -> list[str]:
     """The framework's dependencies (plus ``extras``), pinned to the versions installed here."""
     core, optional = _project_dependencies()
+    extras = {canonicalize_name(extra) for extra in extras}  # metadata spells dm_control dm-control
     unknown = sorted(extras - set(optional))
     if unknown:
         raise BundleError(
-            f"no extra named {', '.join(unknown)} in pyproject.toml: add it under "
+            f"no extra named {', '.join(unknown)} in {DISTRIBUTION}: add it to pyproject.toml's "
             "[project.optional-dependencies] or fix `extra:` in the env's openenv.yaml"
         )
     lines = [_pinned(Requirement(raw)) for raw in core]
@@ -202,10 +231,10 @@ def _prepare(out: Path) -> None:
 
 
 def _vendor_framework(out: Path) -> None:
-    root = framework_root()
-    for folder in ("openenv", "web", "assets"):
-        if (root / folder).is_dir():
-            shutil.copytree(root / folder, out / folder, ignore=_IGNORE)
+    """Copy the framework's packages into ``out`` in the installed layout."""
+    for name, target in VENDORED.items():
+        if not (out / target).exists():
+            shutil.copytree(_package_dir(name), out / target, ignore=_IGNORE)
 
 
 def _write(out: Path, name: str, text: str) -> None:
@@ -301,7 +330,7 @@ def catalog_bundle(
     _vendor_framework(out)
     for entry in entries:
         shutil.copytree(entry.path, out / "envs" / entry.package, ignore=_IGNORE)
-    shutil.copy2(framework_root() / "app.py", out / "app.py")
+    _write(out, "app.py", render_template("app_catalog.py.tmpl"))
     description = f"{len(entries)} OpenEnv environments to play in the browser or drive from code"
     matter = front_matter(
         title=title,

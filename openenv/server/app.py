@@ -154,9 +154,9 @@ def _max_sessions(env_cls: type[Environment] | None, explicit: int | None) -> in
 def _mount_web(app: FastAPI, ctx: ServerContext, **options: Any) -> None:
     # Imported lazily: openenv.server must not import Gradio at load time.
     try:
-        from web.playground import mount_playground
+        from openenv.web.playground import mount_playground
     except ModuleNotFoundError as exc:
-        if exc.name not in ("web", "web.playground"):
+        if exc.name not in ("openenv.web", "openenv.web.playground"):
             raise
         log.warning("the web playground is not installed; serving the API only")
         return

@@ -8,7 +8,7 @@ from openenv.server import create_app
 
 def playground_tab(api: Any) -> None:
     """The playground's Code tab (Gradio is imported only when the page is built)."""
-    from web.tools_panel import code_tab
+    from openenv.web.page.tools import code_tab
 
     code_tab(api)
 

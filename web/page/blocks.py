@@ -27,15 +27,16 @@ from gradio import route_utils
 
 from openenv.core.mcp import is_mcp_environment
 from openenv.server.context import ServerContext
-from web import forms, reward_panel
-from web.assets import asset
-from web.controller import Controller
-from web.extension import PlaygroundAPI
-from web.shell_routes import HANDOFF_JS, adopt
-from web.snippet import client_names, python_snippet
-from web.stage import code_block, json_block, quick_update, stage_html
-from web.tabs import WebTab
-from web.tools_panel import tools_tab
+from openenv.web.page import forms
+from openenv.web.page.extension import PlaygroundAPI
+from openenv.web.page.snippet import client_names, python_snippet
+from openenv.web.page.tools import tools_tab
+from openenv.web.rewards import panel as reward_panel
+from openenv.web.shell.routes import HANDOFF_JS, adopt
+from openenv.web.stage.controller import Controller
+from openenv.web.stage.html import code_block, json_block, quick_update, stage_html
+from openenv.web.stage.tabs import WebTab
+from openenv.web.static import asset
 
 MAX_RADIO_CHOICES = 8
 

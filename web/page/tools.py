@@ -12,7 +12,7 @@ selects it first (web/blocks.py). ``code_tab`` is wired from a server app (Gradi
 only when the page is built)::
 
     def playground_tab(api):
-        from web.tools_panel import code_tab
+        from openenv.web.page.tools import code_tab
 
         code_tab(api)
 
@@ -28,8 +28,8 @@ from typing import Any
 import gradio as gr
 
 from openenv.core.mcp import Tool, is_mcp_environment
-from web import forms
-from web.extension import PlaygroundAPI
+from openenv.web.page import forms
+from openenv.web.page.extension import PlaygroundAPI
 
 CODE_EXAMPLE = "x = 5 + 3\nprint(f'Result: {x}')"
 

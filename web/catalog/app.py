@@ -21,10 +21,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from openenv.runtime.discovery import EnvPackage, EnvUnavailable, discover, import_app
 from openenv.server.docs import serve_docs
-from web.catalog_page import render_page
-from web.catalog_thumbs import Thumbnail, first_render
+from openenv.web.catalog.page import render_page
+from openenv.web.catalog.thumbs import Thumbnail, first_render
 
-log = logging.getLogger("web.catalog")
+log = logging.getLogger("openenv.web.catalog.app")
 
 
 @dataclass

@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 from openenv.core.views import Board, Frame
-from web.chart import reward_chart_svg
-from web.render import action_text
-from web.tabs import WebTab
+from openenv.web.drawing.html import action_text
+from openenv.web.rewards.sparkline import reward_chart_svg
+from openenv.web.stage.tabs import WebTab
 
 LOG_ROWS = 25
 _KEY_NAMES = {

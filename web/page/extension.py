@@ -37,11 +37,11 @@ from openenv.core.errors import OpenEnvError
 from openenv.server.context import ServerContext
 from openenv.server.manifest import Manifest
 from openenv.server.sessions import Session
-from web.stage import stage_html
+from openenv.web.stage.html import stage_html
 
 if TYPE_CHECKING:
-    from web.controller import Controller
-    from web.tabs import WebTab
+    from openenv.web.stage.controller import Controller
+    from openenv.web.stage.tabs import WebTab
 
 
 class PlaygroundAPI:

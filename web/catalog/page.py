@@ -7,7 +7,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from web.catalog import CatalogEnv
+    from openenv.web.catalog.app import CatalogEnv
 
 VISIBLE_TAGS = 8
 

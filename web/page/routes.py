@@ -23,10 +23,10 @@ import gradio as gr
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, PlainTextResponse, Response
 
-from web.controller import Controller
-from web.export import episode_gif, episode_jsonl
-from web.raster import view_to_png
-from web.tabs import WebTab
+from openenv.web.drawing.raster import view_to_png
+from openenv.web.episode.export import episode_gif, episode_jsonl
+from openenv.web.stage.controller import Controller
+from openenv.web.stage.tabs import WebTab
 
 
 def add_routes(app: FastAPI, controller: Controller, path: str) -> None:

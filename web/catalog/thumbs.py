@@ -1,7 +1,7 @@
 """Thumbnails for the catalog: the first render of a fresh episode (seed 0) as a picture.
 
-Frames and Boards become PNG (Boards through ``web.raster``, the playground's rasteriser); Svg
-stays SVG; Text stays a text snippet.
+Frames and Boards become PNG (Boards through ``openenv.web.drawing.raster``, the playground's
+rasteriser); Svg stays SVG; Text stays a text snippet.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any, Literal
 from PIL import Image
 
 from openenv.core.views import Board, Frame, Svg, Text
-from web.raster import view_to_png
+from openenv.web.drawing.raster import view_to_png
 
-log = logging.getLogger("web.catalog")
+log = logging.getLogger("openenv.web.catalog.app")
 
 TARGET_WIDTH = 480
 MAX_TEXT_LINES = 14

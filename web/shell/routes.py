@@ -24,9 +24,9 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
-from web.controller import Controller
-from web.stage import stage_html
-from web.tabs import WebTab
+from openenv.web.stage.controller import Controller
+from openenv.web.stage.html import stage_html
+from openenv.web.stage.tabs import WebTab
 
 # The Gradio load event's js (web/blocks.py): its result is the value of the hidden key input.
 HANDOFF_JS = "() => (window.openenvShell ? window.openenvShell.handoff() : '')"

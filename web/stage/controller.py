@@ -20,8 +20,8 @@ from openenv.core.errors import (
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
 from openenv.core.views import ActionChoice, ActionSliders, Frame
 from openenv.server.context import ServerContext
-from web.render import frame_html, set_fields, view_html
-from web.tabs import TabRegistry, WebTab
+from openenv.web.drawing.html import frame_html, set_fields, view_html
+from openenv.web.stage.tabs import TabRegistry, WebTab
 
 SESSION_KIND = "web"
 

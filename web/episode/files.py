@@ -1,10 +1,10 @@
-"""Read an exported episode (``web.export.episode_jsonl``) back into the playground's records.
+"""Read an exported episode (``openenv.web.episode.export.episode_jsonl``) back into the
+playground's records.
 
-The file has one JSON object per line with ``action`` (object), ``observation`` (object),
-``reward`` (number or null) and ``done`` (boolean), and optionally ``label`` (the text of the
-button pressed); only the last step may be done. Anything
-else is refused with the line number and what to fix, so a truncated or hand-edited file never
-shows a wrong curve.
+The file has one JSON object per line with ``action`` (object), ``observation`` (object), ``reward``
+(number or null) and ``done`` (boolean), and optionally ``label`` (the text of the button pressed);
+only the last step may be done. Anything else is refused with the line number and what to fix, so a
+truncated or hand-edited file never shows a wrong curve.
 """
 
 from __future__ import annotations

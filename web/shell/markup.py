@@ -1,17 +1,18 @@
 """The fast shell: the playground usable before Gradio's JavaScript bundle arrives.
 
-Gradio's page is an empty ``<gradio-app>`` until its bundle has loaded, parsed and asked the
-server for its first state (about a second on a small machine). Its ``head=`` markup cannot help:
-it travels in the page config and is inserted by that same bundle. So ``mount_shell`` rewrites
-the HTML Gradio serves at ``{path}/``: right after ``<body>`` comes a small self-contained shell
-(inline HTML, CSS and script, no request of its own) with the header, a real Reset button and
-the stage (web/stage.py), laid over the page Gradio is still building.
+Gradio's page is an empty ``<gradio-app>`` until its bundle has loaded, parsed and asked the server
+for its first state (about a second on a small machine). Its ``head=`` markup cannot help: it
+travels in the page config and is inserted by that same bundle. So ``mount_shell`` rewrites the HTML
+Gradio serves at ``{path}/``: right after ``<body>`` comes a small self-contained shell (inline
+HTML, CSS and script, no request of its own) with the header, a real Reset button and the stage
+(web/stage.py), laid over the page Gradio is still building.
 
-Its Reset and action buttons call the JSON routes of :mod:`web.shell_routes` through the same
-:class:`~web.controller.Controller` as the Gradio page. The tab key lives in ``sessionStorage``
-(one per browser tab); Gradio's load event hands it to ``on_load``, which adopts that tab (see
-:func:`web.shell_routes.adopt`), and the shell steps aside once Gradio's stage is drawn. On a
-server with an API token the shell's Reset stays disabled: the token form comes with Gradio.
+Its Reset and action buttons call the JSON routes of :mod:`openenv.web.shell.routes` through the
+same :class:`~openenv.web.stage.controller.Controller` as the Gradio page. The tab key lives in
+``sessionStorage`` (one per browser tab); Gradio's load event hands it to ``on_load``, which adopts
+that tab (see :func:`openenv.web.shell.routes.adopt`), and the shell steps aside once Gradio's stage
+is drawn. On a server with an API token the shell's Reset stays disabled: the token form comes with
+Gradio.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from fastapi import FastAPI
 from starlette.routing import get_route_path
 
 from openenv.server.context import ServerContext
-from web.assets import asset
-from web.blocks import header_html
-from web.stage import stage_html
-from web.tabs import WebTab
+from openenv.web.page.blocks import header_html
+from openenv.web.stage.html import stage_html
+from openenv.web.stage.tabs import WebTab
+from openenv.web.static import asset
 
 SHELL_ID = "oe-shell"
 LOCKED_NOTE = "This server is protected: its token form appears as the page finishes loading."

@@ -13,9 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from openenv.core.views import View, png_data_url
-from web.render import action_text, observation_html, set_fields, view_html
-from web.reward_chart import compare_chart_svg, contributions, first_divergence, stacked_chart_svg
-from web.rewards import colours, components_table_html
+from openenv.web.drawing.html import action_text, observation_html, set_fields, view_html
+from openenv.web.rewards.charts import (
+    compare_chart_svg,
+    contributions,
+    first_divergence,
+    stacked_chart_svg,
+)
+from openenv.web.rewards.components import colours, components_table_html
 
 LIST_ROWS = 60
 

@@ -1,25 +1,24 @@
-"""The playground's "Rewards" panel: the reward debugger of :mod:`web.reward_view` as a Gradio
-component, with its own fast path (pick a step, load a file, pin a run) and a refresh after
-every change of the stage.
+"""The playground's "Rewards" panel: the reward debugger of :mod:`openenv.web.rewards.review` as a
+Gradio component, with its own fast path (pick a step, load a file, pin a run) and a refresh
+after every change of the stage.
 
 ``build(controller, stage)`` creates the component inside the current Blocks context and wires
-it; it keeps each tab's :class:`~web.reward_view.Review` next to the tab (freed with it).
+it; it keeps each tab's :class:`~openenv.web.rewards.review.Review` next to the tab (freed with it).
 """
 
 from __future__ import annotations
 
 import weakref
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
-from web.controller import Controller
-from web.episode_file import EpisodeFileError, parse_episode_jsonl
-from web.reward_view import Pinned, Review, review_html, rewards_of
-from web.tabs import WebTab
+from openenv.web.episode.files import EpisodeFileError, parse_episode_jsonl
+from openenv.web.rewards.review import Pinned, Review, review_html, rewards_of
+from openenv.web.stage.controller import Controller
+from openenv.web.stage.tabs import WebTab
+from openenv.web.static import asset
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 GONE = "This page's session is gone: reload the page to start again."
 
 
@@ -112,8 +111,8 @@ def build(controller: Controller) -> tuple[gr.HTML, RewardPanel]:
 
     box = gr.HTML(
         '<div class="oe-review"><div class="oe-empty">No steps yet.</div></div>',
-        js_on_load=(ASSETS / "rewards.js").read_text(encoding="utf-8"),
-        css_template=(ASSETS / "rewards.css").read_text(encoding="utf-8"),
+        js_on_load=asset("rewards.js"),
+        css_template=asset("rewards.css"),
         server_functions=[review],
         elem_id="oe-rewards",
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 from PIL import Image
 
-from web.episode_file import KEYS
+from openenv.web.episode.files import KEYS
 
 GIF_MAX_SIDE = 480
 

@@ -1,5 +1,5 @@
 """Reward-debugging charts as inline SVG: each step's reward stacked by component, and two runs'
-reward curves compared. Nothing is fetched; colours come from :mod:`web.rewards`.
+reward curves compared. Nothing is fetched; colours come from :mod:`openenv.web.rewards.components`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any
 
-from web.rewards import colours, component_names, step_components
+from openenv.web.rewards.components import colours, component_names, step_components
 
 WIDTH, HEIGHT, PAD, LEGEND, LEFT, ROW = 480, 170, 10, 22, 40, 14
 MAX_BARS = 240
