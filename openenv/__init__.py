@@ -7,8 +7,8 @@ Layers: ``openenv.core`` (wire types, the Environment contract, views, errors),
 __version__ = "0.1.0"
 
 _LAZY = {
-    "AutoAction": "openenv.client.auto",
-    "AutoEnv": "openenv.client.auto",
+    "AutoAction": "openenv.launch.auto",
+    "AutoEnv": "openenv.launch.auto",
     "EnvPool": "openenv.client.pool",
 }
 

@@ -163,6 +163,15 @@ def stop_process_group(proc: subprocess.Popen) -> None:
             proc.wait(timeout=10)
 
 
+def step_down_in_the_playground(page) -> None:
+    """Click the grid world's Down button; the playground counts one step, the agent moves."""
+    page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
+    page.click("#oe-stage .oe-act:has-text('Down')")
+    page.wait_for_selector('#oe-stage .oe-stage[data-steps="1"]')
+    cells = page.locator("#oe-stage .oe-board .oe-cell")
+    assert cells.nth(5).get_attribute("title") == "agent"  # row 1, column 0 of the 5x5 grid
+
+
 @pytest.fixture(scope="module")
 def grid_server() -> Iterator[str]:
     """A grid world server with its playground, for the tests of one module."""

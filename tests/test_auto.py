@@ -9,7 +9,8 @@ from echo_env import CallToolAction, EchoEnv
 from grid_world_env import GridWorldAction, GridWorldEnv
 
 from openenv import AutoAction, AutoEnv
-from openenv.runtime import EnvNotFound, LocalProcessProvider, app_of_package
+from openenv.core.errors import EnvNotFound
+from openenv.runtime import LocalProcessProvider, app_of_package
 
 API_ONLY = {"ENABLE_WEB_INTERFACE": "0"}
 

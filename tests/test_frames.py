@@ -154,7 +154,8 @@ EXTRAS = {
 BLOCKED_IMPORTS = """
 import importlib, sys
 from pathlib import Path
-from openenv.runtime.discovery import EnvUnavailable, import_app, load_package
+from openenv.core.errors import EnvUnavailable
+from openenv.core.registry import read_package
 for package, module in {blocked!r}.items():
     sys.modules[module] = None  # as if the extra were not installed
 for package in {blocked!r}:
@@ -164,7 +165,7 @@ for package in {blocked!r}:
     except ModuleNotFoundError as exc:
         print(package, "server:", exc.name)
     try:
-        import_app(load_package(Path({envs!r}) / package))
+        read_package(Path({envs!r}) / package).import_app()
     except EnvUnavailable as exc:
         print(package, "catalog:", exc)
 """

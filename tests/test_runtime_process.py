@@ -103,7 +103,7 @@ def test_a_server_that_cannot_start_reports_its_own_error(tmp_path: Path):
 OWNER_SCRIPT = textwrap.dedent(
     """
     import sys, time
-    from openenv.client.auto import AutoEnv
+    from openenv.launch import AutoEnv
     env = AutoEnv.from_env("grid_world", env_vars={"ENABLE_WEB_INTERFACE": "0"}).sync()
     env.reset(seed=0)
     env.step({"action": "DOWN"})

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, stop_process_group, wait_healthy
+from conftest import ROOT, free_port, step_down_in_the_playground, stop_process_group, wait_healthy
 from packaging.requirements import Requirement
 from venvs import clean_python
 
+from openenv.core.registry import discover
 from openenv.hub.bundle import (
     HUB_COLORS,
     SHORT_DESCRIPTION_MAX,
@@ -30,7 +31,6 @@ from openenv.hub.bundle import (
     env_bundle,
     read_front_matter,
 )
-from openenv.runtime.discovery import discover
 
 
 @contextlib.contextmanager
@@ -49,15 +49,6 @@ def boot_like_a_space(bundle: Path) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_process_group(proc)
-
-
-def step_down_in_the_playground(page) -> None:
-    """Click the grid world's Down button; the playground counts one step, the agent moves."""
-    page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
-    page.click("#oe-stage .oe-act:has-text('Down')")
-    page.wait_for_selector('#oe-stage .oe-stage[data-steps="1"]')
-    cells = page.locator("#oe-stage .oe-board .oe-cell")
-    assert cells.nth(5).get_attribute("title") == "agent"  # row 1, column 0 of the 5x5 grid
 
 
 @pytest.fixture(scope="module")

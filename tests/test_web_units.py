@@ -13,6 +13,7 @@ from PIL import Image
 from pydantic import Field, create_model
 
 from openenv.core import Action, Board, Cell, Frame, Svg, Text
+from openenv.core.registry import package_of
 from openenv.server import create_app
 from openenv.web.drawing.html import fold, view_html
 from openenv.web.drawing.raster import view_to_image, view_to_png
@@ -153,14 +154,17 @@ def test_exports():
     assert episode_gif([]) is None
 
 
+GRID_PACKAGE = package_of(GridWorldEnvironment)
+
+
 def test_snippet_uses_the_env_package_or_the_generic_client():
-    names = client_names(GridWorldEnvironment, GridWorldAction)
+    names = client_names(GRID_PACKAGE, GridWorldAction)
     assert names == ClientNames("grid_world_env", "GridWorldEnv", "GridWorldAction")
     # A server's schema-only refinement of the package's action (same name) is still typed.
     refined = create_model("GridWorldAction", __base__=GridWorldAction)
-    assert client_names(GridWorldEnvironment, refined) == names
+    assert client_names(GRID_PACKAGE, refined) == names
     other = create_model("Move", __base__=GridWorldAction)
-    assert client_names(GridWorldEnvironment, other).action is None
+    assert client_names(GRID_PACKAGE, other).action is None
     code = python_snippet(names, "http://h:1/envs/g", {"action": "UP", "metadata": {}}, {"seed": 3})
     assert "from grid_world_env import GridWorldAction, GridWorldEnv" in code
     assert "GridWorldEnv(base_url='http://h:1/envs/g')" in code

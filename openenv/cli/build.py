@@ -24,8 +24,7 @@ def write_bundle(target: Target, out: Path, *, port: int, repo_id: str | None = 
             if target.entry is not None:
                 bundle = env_bundle(target.entry.path, out, port=port, repo_id=repo_id)
             else:
-                assert target.envs_dir is not None
-                bundle = catalog_bundle(target.envs_dir, out, port=port, repo_id=repo_id)
+                bundle = catalog_bundle(target.entries, out, port=port, repo_id=repo_id)
     except BundleError as exc:
         raise CliError(str(exc)) from None
     ui.ok(f"{len(bundle.files())} files, {len(bundle.requirements)} requirements")

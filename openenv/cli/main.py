@@ -14,7 +14,6 @@ from openenv.cli.ui import CliError
 
 if TYPE_CHECKING:
     from openenv.cli.targets import Target
-    from openenv.runtime.discovery import EnvPackage
 
 DESCRIPTION = """\
 Build OpenEnv environments, play them in the browser, and share them as Hugging Face Spaces.
@@ -144,12 +143,12 @@ Next:
 def _serve(args: argparse.Namespace) -> int:
     from openenv.cli.serve import run
     from openenv.cli.targets import resolve
-    from openenv.runtime.discovery import EnvUnavailable, import_app
+    from openenv.core.errors import EnvUnavailable
 
     target = resolve(args.path)
     if target.entry is not None:
         try:
-            app = import_app(target.entry)
+            app = target.entry.import_app()
         except EnvUnavailable as exc:
             raise CliError(str(exc)) from None
         ui.info(f"{target.entry.emoji} {target.entry.title}: playground at /web/, API at /")
@@ -157,8 +156,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 0
     from openenv.web.catalog.app import create_catalog_app
 
-    ui.info(f"Catalog of {target.envs_dir}: landing page at /, each env under /envs/<name>/")
-    run(create_catalog_app(target.envs_dir), host=args.host, port=args.port, default_port=7860)
+    ui.info(f"Catalog of {target.where}: landing page at /, each env under /envs/<name>/")
+    run(create_catalog_app(target.entries), host=args.host, port=args.port, default_port=7860)
     return 0
 
 
@@ -178,7 +177,7 @@ def _validate(args: argparse.Namespace) -> int:
         target = resolve(args.path)
         if target.entry is None:
             raise CliError(
-                f"{target.envs_dir} holds several environments: validate one of them by PATH"
+                f"{target.where} holds several environments: validate one of them by PATH"
             )
         report = validate_package(target.entry)
     report.print()
@@ -256,27 +255,21 @@ def _dry_run(
 
 def _list(args: argparse.Namespace) -> int:
     from openenv.cli.targets import resolve
-    from openenv.runtime.discovery import EnvUnavailable, import_app
+    from openenv.core.errors import EnvUnavailable
 
     target = resolve(args.path)
-    entries = [target.entry] if target.entry else _entries(target.envs_dir)
+    entries = [target.entry] if target.entry else target.entries
     os.environ["ENABLE_WEB_INTERFACE"] = "0"  # importing is the check; skip building playgrounds
     width = max((len(e.name) for e in entries), default=4)
     for entry in entries:
         try:
-            import_app(entry)
+            entry.import_app()
         except EnvUnavailable as exc:
             hint = f"install: {exc.install}" if exc.install else exc.reason
             ui.warn(f"{entry.name.ljust(width)}  unavailable ({exc.reason}); {hint}")
             continue
         ui.ok(f"{entry.name.ljust(width)}  available   {ui.dim(str(entry.path))}")
     return 0
-
-
-def _entries(envs_dir: Path | None) -> list[EnvPackage]:
-    from openenv.runtime.discovery import discover
-
-    return discover(envs_dir) if envs_dir else []
 
 
 if __name__ == "__main__":

@@ -1,56 +1,68 @@
-"""What a PATH argument names: one environment package, or a directory of them (the catalog)."""
+"""What a PATH argument names: one environment package, or several of them (a catalog).
+
+PATH is an environment package's directory (it has an ``openenv.yaml``), a directory whose
+``envs/`` (or itself) holds environment packages, or the name of an installed environment
+(``grid_world``). Without PATH: the current directory when it is one of those, else the catalog
+of every installed environment.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from openenv.cli.ui import CliError
-from openenv.runtime.discovery import MANIFEST, EnvPackage, discover, load_package
+from openenv.core.errors import EnvNotFound
+from openenv.core.registry import MANIFEST, EnvPackage, discover, find, installed, read_package
 
 
 @dataclass(frozen=True)
 class Target:
-    """An environment (``entry``) or a catalog of the environments in ``envs_dir``."""
+    """One environment (``entry``), or a catalog of ``entries`` (from ``envs_dir``, if any)."""
 
     entry: EnvPackage | None = None
+    entries: list[EnvPackage] = field(default_factory=list)
     envs_dir: Path | None = None
 
     @property
     def is_env(self) -> bool:
         return self.entry is not None
 
+    @property
+    def where(self) -> str:
+        """How to name the catalog to people: its directory, or the installed environments."""
+        return str(self.envs_dir) if self.envs_dir else "the installed environments"
+
 
 def resolve(path: str | None) -> Target:
-    """PATH (default: the current directory) as an environment or a catalog.
-
-    An ``openenv.yaml`` makes PATH an environment; a directory whose ``envs/`` (or itself) holds
-    environment packages is a catalog. With no PATH outside such a directory, the catalog of
-    the installed checkout is used.
-    """
+    """PATH (default: the current directory) as an environment or a catalog (see the module)."""
     where = Path(path or ".").resolve()
-    if not where.exists():
-        raise CliError(f"{where} does not exist")
-    if (where / MANIFEST).is_file():
+    if where.is_dir() and (where / MANIFEST).is_file():
         try:
-            return Target(entry=load_package(where))
+            return Target(entry=read_package(where))
         except ValueError as exc:
             raise CliError(str(exc)) from None
     for envs_dir in (where / "envs", where):
-        if envs_dir.is_dir() and discover(envs_dir):
-            return Target(envs_dir=envs_dir)
+        found = discover(envs_dir) if envs_dir.is_dir() else []
+        if found:
+            return Target(entries=found, envs_dir=envs_dir)
     if path is None:
-        return Target(envs_dir=_installed_envs_dir())
+        return _installed_catalog()
+    if not where.exists() and "/" not in path:
+        try:
+            return Target(entry=find(path))
+        except EnvNotFound as exc:
+            raise CliError(str(exc)) from None
+    if not where.exists():
+        raise CliError(f"{where} does not exist")
     raise CliError(
         f"{where} is neither an environment package (no {MANIFEST}) nor a directory of them; "
         "create one with `openenv init NAME`"
     )
 
 
-def _installed_envs_dir() -> Path:
-    import openenv
-
-    envs_dir = Path(openenv.__file__).resolve().parent.parent / "envs"
-    if not envs_dir.is_dir():
+def _installed_catalog() -> Target:
+    entries = installed()
+    if not entries:
         raise CliError("no environment here: pass the PATH of an environment package")
-    return envs_dir
+    return Target(entries=entries)

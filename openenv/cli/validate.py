@@ -6,20 +6,11 @@ Everything runs in this process: the package is imported (its parent directory i
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from pathlib import Path
-from types import ModuleType
 
 from openenv.cli.report import Report
-from openenv.runtime.discovery import (
-    MANIFEST,
-    EnvPackage,
-    EnvUnavailable,
-    import_app,
-    load_package,
-    make_importable,
-)
+from openenv.core.errors import EnvNotFound, EnvUnavailable
+from openenv.core.registry import MANIFEST, EnvPackage, make_importable, read_package
 
 REQUIRED = (
     "__init__.py",
@@ -47,13 +38,13 @@ def validate_package(entry: EnvPackage) -> Report:
 
 
 def _check_manifest(entry: EnvPackage, report: Report) -> None:
-    missing = [key for key in MANIFEST_KEYS if not entry.manifest.get(key)]
+    missing = [key for key in MANIFEST_KEYS if not getattr(entry.manifest, key)]
     if missing:
         report.failed("manifest", f"{MANIFEST} lacks {', '.join(missing)}: add them")
     elif entry.package != f"{entry.name}_env":
         report.warned("manifest", f"name {entry.name!r} but the package is {entry.package!r}")
     else:
-        version = entry.manifest["version"]
+        version = entry.manifest.version
         report.passed("manifest", f"{MANIFEST}: {entry.name} {version}, app {entry.app_ref}")
 
 
@@ -70,60 +61,33 @@ def _check_layout(entry: EnvPackage, report: Report) -> bool:
     return True
 
 
-def _import(report: Report, check: str, module: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        report.failed(check, f"cannot import {module}: {exc}")
-    except Exception as exc:  # any import-time error is this check's finding, reported with it
-        report.failed(check, f"importing {module} raised {type(exc).__name__}: {exc}")
-    return None
-
-
 def _check_client(entry: EnvPackage, report: Report) -> None:
-    from openenv.client import EnvClient
-
-    module = _import(report, "client", entry.package)
-    if module is None:
+    try:
+        client = entry.client_class()
+    except EnvNotFound as exc:
+        report.failed("client", str(exc))
         return
-    clients = [
-        obj
-        for obj in vars(module).values()
-        if inspect.isclass(obj) and issubclass(obj, EnvClient) and obj is not EnvClient
-    ]
-    if not clients:
-        report.failed("client", f"{entry.package}/__init__.py exports no EnvClient subclass")
+    except Exception as exc:  # any import-time error is this check's finding, reported with it
+        report.failed("client", f"importing {entry.package} raised {type(exc).__name__}: {exc}")
         return
-    client = clients[0]
-    models = [m.__name__ if m else "?" for m in client._models()]
-    if None in client._models():
+    models = client._models()  # type: ignore[attr-defined]
+    if None in models:
         report.failed("client", f"{client.__name__} must subclass EnvClient[Action, Obs, State]")
     else:
-        report.passed("client", f"{client.__name__}(EnvClient[{', '.join(models)}])")
-
-
-def _environment_class(module: ModuleType) -> type | None:
-    from openenv.core import Environment
-
-    for obj in vars(module).values():
-        if (
-            inspect.isclass(obj)
-            and issubclass(obj, Environment)
-            and obj.__module__ == module.__name__
-        ):
-            return obj
-    return None
+        names = ", ".join(m.__name__ for m in models)
+        report.passed("client", f"{client.__name__}(EnvClient[{names}])")
 
 
 def _check_environment(entry: EnvPackage, report: Report) -> None:
     from openenv.testing import EnvCheckError, check_env
 
-    module = _import(report, "check_env", f"{entry.package}.server.environment")
-    if module is None:
+    try:
+        env_cls = entry.environment_class()
+    except EnvNotFound as exc:
+        report.failed("check_env", str(exc))
         return
-    env_cls = _environment_class(module)
-    if env_cls is None:
-        report.failed("check_env", "server/environment.py defines no Environment subclass")
+    except Exception as exc:  # any import-time error is this check's finding, reported with it
+        report.failed("check_env", f"importing server/environment.py raised {exc!r}")
         return
     try:
         notes = check_env(env_cls())
@@ -142,7 +106,7 @@ def _check_environment(entry: EnvPackage, report: Report) -> None:
 
 def _check_server(entry: EnvPackage, report: Report) -> None:
     try:
-        app = import_app(entry)
+        app = entry.import_app()
     except EnvUnavailable as exc:
         report.failed("server", str(exc))
         return
@@ -166,4 +130,4 @@ def _check_server(entry: EnvPackage, report: Report) -> None:
 
 def validate_path(path: Path) -> Report:
     """Validate the environment package at ``path``."""
-    return validate_package(load_package(path))
+    return validate_package(read_package(path))

@@ -184,7 +184,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         ``port``, ``container_port``, ``timeout_s``, else the client's. See
         :class:`openenv.runtime.docker_provider.DockerProvider`.
         """
-        from openenv.runtime.bootstrap import from_docker_image
+        from openenv.launch.servers import from_docker_image  # the launch layer, at call time
 
         return from_docker_image(cls, image, provider, **kwargs)
 
@@ -198,9 +198,9 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         ``$HF_TOKEN`` or the ``hf auth login`` token) is sent for private Spaces. ``local=True``
         runs the environment from the installed package in a child process instead.
         """
-        from openenv.hub.spaces import connect_space
+        from openenv.launch.servers import from_space  # the launch layer, at call time
 
-        return connect_space(cls, repo_id, local=local, token=token, **kwargs)
+        return from_space(cls, repo_id, local=local, token=token, **kwargs)
 
     def sync(self) -> Any:
         """A blocking wrapper with the same methods, usable as a context manager."""

@@ -87,22 +87,12 @@ class EnvPool:
         """Start ``servers`` servers of env ``name`` (local processes, or containers of
         ``docker_image`` when ``use_docker``) and spread ``size`` sessions over them round-robin.
         The pool stops its servers on close."""
-        from openenv.runtime.discovery import find_env_package
+        from openenv.launch.servers import launch_pool  # the launch layer, at call time
 
-        package = find_env_package(name)
-        options = {"use_docker": use_docker, "image": docker_image, "env_vars": env_vars}
-        providers = [package.provider(**options) for _ in range(servers)]
-        try:
-            urls = [p.start() for p in providers]
-            for provider in providers:
-                provider.wait_until_healthy()
-        except BaseException:
-            for provider in providers:
-                provider.stop()
-            raise
-        pool = cls.connect(package.client_class(), urls, size)
-        pool._providers = providers
-        return pool
+        return launch_pool(
+            name, size, servers, use_docker=use_docker, docker_image=docker_image,
+            env_vars=env_vars,
+        )  # fmt: skip
 
     async def _gather(self, calls: Iterable[Coroutine[Any, Any, Any] | None]) -> list[PoolResult]:
         async def run(index: int, call: Coroutine[Any, Any, Any] | None) -> PoolResult:

@@ -27,7 +27,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from openenv.runtime.discovery import EnvPackage, camel, discover, load_package, normalize
+from openenv.core.registry import EnvPackage, discover, read_package
 
 DEFAULT_SPACE_PORT = 7860
 MARKER = ".openenv-bundle.json"
@@ -249,22 +249,28 @@ def _finish(bundle: Bundle) -> Bundle:
 
 
 def _client_names(entry: EnvPackage) -> tuple[str, str]:
-    """(import line, class name) of the env's typed client, by the package convention."""
-    cls = f"{camel(normalize(entry.package))}Env"
-    init = entry.path / "__init__.py"
-    if init.is_file() and cls in init.read_text(encoding="utf-8"):
-        return f"from {entry.package} import {cls}", cls
+    """(import line, class name) of the env's typed client by the registry's rule, read from
+    its ``__init__.py`` without importing it (its extra may be missing here)."""
+    init = _folder(entry) / "__init__.py"
+    if init.is_file() and entry.client_name in init.read_text(encoding="utf-8"):
+        return entry.client_import, entry.client_name
     return "from openenv.client import GenericEnvClient", "GenericEnvClient"
+
+
+def _folder(entry: EnvPackage) -> Path:
+    if entry.path is None:
+        raise BundleError(f"{entry.name} has no package directory to bundle")
+    return entry.path
 
 
 def env_bundle(
     env_dir: Path, out: Path, *, port: int = DEFAULT_SPACE_PORT, repo_id: str | None = None
 ) -> Bundle:
     """Write the Space of one environment package (its playground at ``/web``) into ``out``."""
-    entry = load_package(env_dir)
+    entry = read_package(env_dir)
     _prepare(out)
     _vendor_framework(out)
-    shutil.copytree(entry.path, out / "envs" / entry.package, ignore=_IGNORE)
+    shutil.copytree(_folder(entry), out / "envs" / entry.package, ignore=_IGNORE)
     matter = front_matter(
         title=entry.title,
         emoji=entry.emoji,
@@ -274,7 +280,7 @@ def env_bundle(
         base_path="/web",
     )
     module, _, attr = entry.app_ref.partition(":")
-    readme = entry.path / "README.md"
+    readme = _folder(entry) / "README.md"
     client_import, client_class = _client_names(entry)
     _write(
         out,
@@ -308,28 +314,29 @@ def env_bundle(
         ),
     )
     extras = {entry.extra} if entry.extra else set()
-    reqs = requirements(extras, _env_requirement_lines(entry.path))
+    reqs = requirements(extras, _env_requirement_lines(_folder(entry)))
     return _finish(Bundle(out, "env", entry.name, read_front_matter(matter + "\n"), reqs))
 
 
 def catalog_bundle(
-    envs_dir: Path,
+    envs: Path | list[EnvPackage],
     out: Path,
     *,
     port: int = DEFAULT_SPACE_PORT,
     repo_id: str | None = None,
     title: str = "OpenEnv Playground",
 ) -> Bundle:
-    """Write the catalog Space (every environment of ``envs_dir``, landing page at ``/``)."""
+    """Write the catalog Space of ``envs`` (a directory of environment packages, or the
+    packages themselves), its landing page at ``/``."""
     from openenv.hub.spaces import space_url
 
-    entries = discover(envs_dir)
+    entries = discover(envs) if isinstance(envs, Path) else list(envs)
     if not entries:
-        raise BundleError(f"no environment packages (with openenv.yaml) under {envs_dir}")
+        raise BundleError(f"no environment packages (with openenv.yaml) in {envs}")
     _prepare(out)
     _vendor_framework(out)
     for entry in entries:
-        shutil.copytree(entry.path, out / "envs" / entry.package, ignore=_IGNORE)
+        shutil.copytree(_folder(entry), out / "envs" / entry.package, ignore=_IGNORE)
     _write(out, "app.py", render_template("app_catalog.py.tmpl"))
     description = f"{len(entries)} OpenEnv environments to play in the browser or drive from code"
     matter = front_matter(
@@ -366,7 +373,7 @@ def catalog_bundle(
     )
     _write(out, "Dockerfile", render_template("Dockerfile.tmpl", what=title, port=port))
     extras = {e.extra for e in entries if e.extra}
-    extra_lines = [line for e in entries for line in _env_requirement_lines(e.path)]
+    extra_lines = [line for e in entries for line in _env_requirement_lines(_folder(e))]
     reqs = requirements(extras, extra_lines)
     return _finish(Bundle(out, "catalog", title, read_front_matter(matter + "\n"), reqs))
 

@@ -1,19 +1,15 @@
-"""Connecting to an environment running as a Hugging Face Space.
+"""Where a Hugging Face Space is served, and which token it takes (pure helpers).
 
 A Space ``owner/name`` is served at ``https://owner-name.hf.space``: the Hub lowercases the repo
 id and turns every character outside ``[a-z0-9]`` (``/``, ``_``, ``.``) into ``-``. A private
 Space needs a Hugging Face token, sent as a bearer token (``$HF_TOKEN`` or the token saved by
-``hf auth login``).
+``hf auth login``). Starting a client of a Space is :func:`openenv.launch.from_space`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
-from typing import Any, TypeVar
-
-C = TypeVar("C")
 
 HF_TOKEN_ENV_VAR = "HF_TOKEN"
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -63,46 +59,3 @@ def hub_token(explicit: str | None = None) -> str | None:
     except ModuleNotFoundError:
         return None
     return get_token()
-
-
-def connect_space(
-    client_cls: Callable[..., C],
-    repo_id: str,
-    *,
-    local: bool = False,
-    token: str | None = None,
-    **client_kwargs: Any,
-) -> Any:
-    """What ``<Name>Env.from_env(repo_id)`` does: a lazy handle on a client of the Space.
-
-    ``await`` the handle for a connected async client, or call ``.sync()`` for a connected
-    blocking one. With ``local=True`` the environment runs here instead, in a child process
-    served from the installed package (the client closes it), and nothing is sent to the Hub.
-    """
-    from openenv.runtime.bootstrap import Bootstrap, launch_client
-
-    if local:
-        from openenv.runtime.process import LocalProcessProvider
-
-        app = _local_app(client_cls, repo_id)
-        return Bootstrap(
-            lambda: launch_client(client_cls, LocalProcessProvider(app), **client_kwargs)
-        )
-    headers = dict(client_kwargs.pop("headers", None) or {})
-    secret = hub_token(token)
-    if secret:
-        headers.setdefault("Authorization", f"Bearer {secret}")
-    url = space_url(repo_id)
-    return Bootstrap(lambda: client_cls(base_url=url, headers=headers, **client_kwargs))
-
-
-def _local_app(client_cls: Any, repo_id: str) -> str:
-    """The ``module:app`` to serve locally: the client's own env package, else the repo's name."""
-    from openenv.core.errors import EnvNotFound
-    from openenv.runtime.discovery import find_env_package
-
-    package = getattr(client_cls, "__module__", "").split(".")[0]
-    try:
-        return find_env_package(package).app_ref
-    except EnvNotFound:
-        return find_env_package(repo_id.rstrip("/").split("/")[-1]).app_ref

@@ -1,12 +1,10 @@
 """Providers that start environment servers: a local process (default) or a Docker container.
 
 ``LocalProcessProvider(app)`` and ``DockerProvider(image)`` share one interface
-(:class:`Provider`: start → base URL, wait_until_healthy, logs, stop). ``launch_client`` binds
-a provider to a typed client that stops it on close. :mod:`openenv.runtime.discovery` answers
-which environment packages exist (``discover`` a directory, ``find_env_package`` by name among
-installed ones), where, and whether their extras are installed. Names are imported on first
-use, so a server started by a provider (``openenv.runtime._child``) loads none of this, and
-the ``docker`` SDK is only imported when the Docker provider is used.
+(:class:`Provider`: start → base URL, wait_until_healthy, logs, stop). They know nothing of
+clients: :mod:`openenv.launch` binds a provider to a typed client that stops it on close.
+Names are imported on first use, so a server started by a provider (``openenv.runtime._child``)
+loads none of this, and the ``docker`` SDK is only imported when the Docker provider is used.
 """
 
 from __future__ import annotations
@@ -15,11 +13,9 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Bootstrap": "openenv.runtime.bootstrap",
     "DockerProvider": "openenv.runtime.docker_provider",
     "EngineUnavailable": "openenv.core.errors",
     "EnvNotFound": "openenv.core.errors",
-    "EnvPackage": "openenv.runtime.discovery",
     "EnvUnavailable": "openenv.core.errors",
     "ImageNotFound": "openenv.core.errors",
     "LocalProcessProvider": "openenv.runtime.process",
@@ -28,9 +24,6 @@ _EXPORTS = {
     "ServerExited": "openenv.core.errors",
     "ServerNotHealthy": "openenv.core.errors",
     "app_of_package": "openenv.runtime.process",
-    "find_env_package": "openenv.runtime.discovery",
-    "launch_client": "openenv.runtime.bootstrap",
-    "list_env_packages": "openenv.runtime.discovery",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -14,12 +14,12 @@ from fastapi.responses import RedirectResponse
 
 from openenv.core.environment import Environment
 from openenv.core.errors import OpenEnvError
+from openenv.core.registry import EnvPackage, Manifest, package_of
 from openenv.core.types import Action, Observation, State
 from openenv.server import http_routes
 from openenv.server.auth import configured_token, redact_logs
 from openenv.server.context import ServerContext
 from openenv.server.docs import serve_docs
-from openenv.server.manifest import load_manifest, package_root
 from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
 from openenv.server.sessions import SessionManager
 from openenv.server.ws import DirectWsApp, WsEndpoint
@@ -83,18 +83,14 @@ def create_app(
         if session_timeout_s is not None
         else _env_number("SESSION_TIMEOUT_S", DEFAULT_SESSION_TIMEOUT_S),
     )
-    root = package_root(env_cls) if env_cls is not None else None
-    fallback = env_name or (env_cls.__name__ if env_cls is not None else "environment")
-    manifest = load_manifest(root, fallback)
-    if env_name:
-        manifest = type(manifest)(**{**manifest.__dict__, "name": env_name})
+    package = _package(env_cls, env_name)
     ctx = ServerContext(
         env_factory=env_factory,
         env_cls=env_cls,
         action_cls=action_cls,
         observation_cls=observation_cls,
         state_cls=state_cls,
-        manifest=manifest,
+        package=package,
         manager=manager,
         token=configured_token(api_token),
     )
@@ -110,7 +106,7 @@ def create_app(
         await manager.shutdown()
 
     app = DirectWsApp(
-        title=title or f"{manifest.title} environment",
+        title=title or f"{package.title} environment",
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
@@ -133,6 +129,18 @@ def create_app(
     if web_on and not production:
         _mount_web(app, ctx, gradio_builder=gradio_builder, custom_tab_name=custom_tab_name)
     return app
+
+
+def _package(env_cls: type[Environment] | None, env_name: str | None) -> EnvPackage:
+    """The environment package that defines ``env_cls`` (its manifest and README), or a
+    package of its own name when it lives outside one (a script); ``env_name`` renames it."""
+    package = package_of(env_cls) if env_cls is not None else None
+    if package is None:
+        name = env_name or (env_cls.__name__ if env_cls is not None else "environment")
+        return EnvPackage(None, Manifest(name=name))
+    if env_name:
+        return EnvPackage(package.path, package.manifest.model_copy(update={"name": env_name}))
+    return package
 
 
 def _factory_class(factory: Callable[[], Any]) -> type[Environment] | None:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openenv.core.environment import Environment
+from openenv.core.registry import EnvPackage, Manifest
 from openenv.core.types import Action, Observation, State
-from openenv.server.manifest import Manifest
 from openenv.server.sessions import SessionManager
 
 
@@ -19,7 +19,11 @@ class ServerContext:
     action_cls: type[Action]
     observation_cls: type[Observation]
     state_cls: type[State]
-    manifest: Manifest
+    package: EnvPackage
     manager: SessionManager
     token: str | None = None
     web: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.package.manifest

@@ -40,11 +40,11 @@ async def metadata(request: Request) -> dict[str, Any]:
     return {
         "name": m.name,
         "description": m.description,
-        "readme_content": m.readme,
+        "readme_content": ctx.package.readme,
         "version": m.version,
-        "author": m.extra.get("author"),
-        "documentation_url": m.extra.get("documentation_url"),
-        "tags": m.tags,
+        "author": m.author,
+        "documentation_url": m.documentation_url,
+        "tags": list(m.tags),
     }
 
 

@@ -19,7 +19,8 @@ from typing import Any
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from openenv.runtime.discovery import EnvPackage, EnvUnavailable, discover, import_app
+from openenv.core.errors import EnvNotFound, EnvUnavailable
+from openenv.core.registry import EnvPackage, discover
 from openenv.server.docs import serve_docs
 from openenv.web.catalog.page import render_page
 from openenv.web.catalog.thumbs import Thumbnail, first_render
@@ -59,12 +60,13 @@ class CatalogEnv:
         }
 
 
-def load_catalog(envs_dir: Path) -> list[CatalogEnv]:
-    """Import every environment's server app; note the ones whose extras are missing."""
+def load_catalog(envs: Path | list[EnvPackage]) -> list[CatalogEnv]:
+    """Import the server app of every environment of ``envs`` (a directory of environment
+    packages, or the packages); note the ones whose extras are missing."""
     items = []
-    for entry in discover(envs_dir):
+    for entry in discover(envs) if isinstance(envs, Path) else envs:
         try:
-            items.append(CatalogEnv(entry, import_app(entry), client_import=_client(entry)))
+            items.append(CatalogEnv(entry, entry.import_app(), client_import=_client(entry)))
         except EnvUnavailable as exc:
             log.warning("%s", exc)
             items.append(CatalogEnv(entry, reason=exc.reason, install=exc.install))
@@ -73,24 +75,19 @@ def load_catalog(envs_dir: Path) -> list[CatalogEnv]:
 
 def _client(entry: EnvPackage) -> str | None:
     """``from <pkg> import <Client>`` for the card's notebook snippet, if the package has one."""
-    import importlib
-    import inspect
-
-    from openenv.client import EnvClient
-
     try:
-        module = importlib.import_module(entry.package)
-    except ModuleNotFoundError:
+        entry.client_class()
+    except EnvNotFound:
         return None
-    for name, obj in vars(module).items():
-        if inspect.isclass(obj) and issubclass(obj, EnvClient) and obj is not EnvClient:
-            return f"from {entry.package} import {name}"
-    return None
+    return entry.client_import
 
 
-def create_catalog_app(envs_dir: Path, *, title: str = "OpenEnv Playground") -> FastAPI:
-    """A FastAPI app serving the landing page and every available environment's app."""
-    items = load_catalog(envs_dir)
+def create_catalog_app(
+    envs: Path | list[EnvPackage], *, title: str = "OpenEnv Playground"
+) -> FastAPI:
+    """A FastAPI app serving the landing page and every available environment's app, for the
+    environment packages of ``envs`` (a directory of them, or a list)."""
+    items = load_catalog(envs)
     by_name = {item.entry.name: item for item in items}
 
     @contextlib.asynccontextmanager

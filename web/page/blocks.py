@@ -50,7 +50,7 @@ def build_blocks(
     """The Gradio page of one environment server."""
     ctx = controller.ctx
     page = _Page(controller, path)
-    with gr.Blocks(title=f"{ctx.manifest.title} · OpenEnv playground") as demo:
+    with gr.Blocks(title=f"{ctx.package.title} · OpenEnv playground") as demo:
         gr.HTML(header_html(ctx), elem_id="oe-header")
         if ctx.token is not None:
             page.lock_panel()
@@ -97,7 +97,7 @@ class _Page:
         target = getattr(env_cls, "reset", None)
         self.option_specs = forms.fields_from_parameters(options, target) if options else []
         self.action_specs = forms.fields_from_model(self.ctx.action_cls)
-        self.names = client_names(env_cls, self.ctx.action_cls)
+        self.names = client_names(self.ctx.package, self.ctx.action_cls)
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -364,7 +364,7 @@ def header_html(ctx: ServerContext) -> str:
     version = f" <small>v{html.escape(m.version)}</small>" if m.version else ""
     return (
         f'<div class="oe-header"><span class="oe-emoji">{html.escape(m.emoji)}</span><div>'
-        f"<h1>{html.escape(m.title)}{version}</h1><p>{html.escape(m.description)}</p></div>"
+        f"<h1>{html.escape(m.display_title)}{version}</h1><p>{html.escape(m.description)}</p></div>"
         f'<div class="oe-tags">{tags}</div></div>'
     )
 
@@ -381,8 +381,8 @@ def _readme_component(markdown: str) -> gr.components.Component:
 
 
 def _readme(ctx: ServerContext) -> str:
-    if ctx.manifest.readme:
-        return ctx.manifest.readme
+    if ctx.package.readme:
+        return ctx.package.readme
     module = sys.modules.get(ctx.env_cls.__module__) if ctx.env_cls is not None else None
     doc = inspect.getdoc(module) if module is not None else None
-    return f"# {ctx.manifest.title}\n\n{doc or ctx.manifest.description or 'No README yet.'}"
+    return f"# {ctx.package.title}\n\n{doc or ctx.manifest.description or 'No README yet.'}"

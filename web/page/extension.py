@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 from openenv.core.errors import OpenEnvError
+from openenv.core.registry import Manifest
 from openenv.server.context import ServerContext
-from openenv.server.manifest import Manifest
 from openenv.server.sessions import Session
 from openenv.web.stage.html import stage_html
 

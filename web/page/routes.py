@@ -68,7 +68,7 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
     app.add_api_route(f"{path}/sessions", sessions, methods=["GET"], tags=["playground"])
     app.add_api_route(f"{path}/export/{{tab}}/episode.jsonl", jsonl, include_in_schema=False)
     app.add_api_route(f"{path}/export/{{tab}}/episode.gif", gif, include_in_schema=False)
-    _add_readme_assets(app, controller.ctx.manifest.root, path)
+    _add_readme_assets(app, controller.ctx.package.path, path)
 
 
 def _add_readme_assets(app: FastAPI, root: Path | None, path: str) -> None:

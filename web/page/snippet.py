@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from openenv.client import EnvClient
+from openenv.core.errors import EnvNotFound, EnvUnavailable
+from openenv.core.registry import EnvPackage
 from openenv.core.types import Action
 
 
@@ -21,35 +20,19 @@ class ClientNames:
     action: str | None
 
 
-def client_names(env_cls: type | None, action_cls: type[Action]) -> ClientNames:
-    """Find the env package's client class (an EnvClient subclass) and exported action class."""
-    package = _top_package(env_cls) if env_cls is not None else None
-    if package is None:
+def client_names(package: EnvPackage, action_cls: type[Action]) -> ClientNames:
+    """The env package's typed client and exported Action class, by the registry's rule."""
+    if package.path is None:
         return ClientNames(None, None, None)
     try:
-        module = importlib.import_module(package)
-    except ImportError:
+        client, exported = package.client_class(), package.action_class()
+    except (EnvNotFound, EnvUnavailable, ImportError):
         return ClientNames(None, None, None)
-    clients = [name for name, obj in vars(module).items() if _is_env_client(obj)]
     # The package's action class, or the one a server refined for its schema only (a subclass
     # of the same name, as gymnasium_env and dm_control_env build for the served task).
-    exported = getattr(module, action_cls.__name__, None)
-    same = inspect.isclass(exported) and issubclass(action_cls, exported)
-    action = action_cls.__name__ if same else None
-    return ClientNames(package, clients[0] if clients else None, action)
-
-
-def _is_env_client(obj: Any) -> bool:
-    return (
-        inspect.isclass(obj)
-        and issubclass(obj, EnvClient)
-        and obj.__module__.split(".")[0] != "openenv"
-    )
-
-
-def _top_package(env_cls: type) -> str | None:
-    top = env_cls.__module__.split(".")[0]
-    return None if top in ("__main__", "openenv", "builtins") else top
+    same = action_cls.__name__ == exported.__name__ and issubclass(action_cls, exported)
+    action = exported.__name__ if same else None
+    return ClientNames(package.package, client.__name__, action)
 
 
 def python_snippet(

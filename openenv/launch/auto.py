@@ -6,8 +6,9 @@
         client.step(AutoAction.from_env("grid_world")(action="RIGHT"))
 
 Names are matched loosely (``"echo"``, ``"echo-env"``, ``"echo_env"``) against installed env
-packages (see :mod:`openenv.runtime.discovery`). A name with a ``/`` is a Hugging Face Space
-(``owner/echo_env``): its client comes from the installed package, its URL from :mod:`openenv.hub`.
+packages (see :mod:`openenv.core.registry`). A name with a ``/`` is a Hugging Face Space
+(``owner/echo_env``): its client comes from the installed package, its URL from
+:mod:`openenv.hub.spaces`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from openenv.core.errors import EnvNotFound
-from openenv.runtime.bootstrap import DEFAULT_START_TIMEOUT_S, launch_client
-from openenv.runtime.discovery import find_env_package, list_env_packages
+from openenv.core.registry import find, installed
+from openenv.launch.bootstrap import DEFAULT_START_TIMEOUT_S, launch_client
+from openenv.launch.servers import provider_for
 
 
 def _from_space(repo_id: str, base_url: str | None, **kwargs: Any) -> Any:
@@ -29,13 +31,13 @@ def _from_space(repo_id: str, base_url: str | None, **kwargs: Any) -> Any:
     """
     try:
         spaces = importlib.import_module("openenv.hub.spaces")
-    except ImportError:
+    except ImportError:  # a stripped-down installation without the Hub helpers
         raise EnvNotFound(
             f"{repo_id!r} looks like a Hugging Face Space id, and Spaces are not reachable "
             "from this installation (openenv.hub is missing). Install the env package and "
             "use its name (AutoEnv.from_env('echo')), or pass base_url= of a running server."
         ) from None
-    client_cls = find_env_package(repo_id.rstrip("/").rsplit("/", 1)[-1]).client_class()
+    client_cls = find(repo_id.rstrip("/").rsplit("/", 1)[-1]).client_class()
     if base_url is None:
         base_url = spaces.space_url(repo_id)
         token = spaces.hub_token()
@@ -54,12 +56,12 @@ class AutoEnv:
     @staticmethod
     def get_env_class(name: str) -> type:
         """The client class of the installed env ``name`` (e.g. ``GridWorldEnv``)."""
-        return find_env_package(name).client_class()
+        return find(name).client_class()
 
     @staticmethod
     def list_environments() -> list[str]:
         """Short names of every installed environment package."""
-        return [package.name for package in list_env_packages()]
+        return [package.name for package in installed()]
 
     @staticmethod
     def from_env(
@@ -82,13 +84,13 @@ class AutoEnv:
         """
         if "/" in name:
             return _from_space(name, base_url, **client_kwargs)
-        package = find_env_package(name)
+        package = find(name)
         client_cls = package.client_class()
         if base_url is not None:
             return client_cls(base_url=base_url, **client_kwargs)
         if provider is None:
-            provider = package.provider(
-                use_docker=use_docker, image=docker_image, env_vars=env_vars
+            provider = provider_for(
+                package, use_docker=use_docker, image=docker_image, env_vars=env_vars
             )
         return launch_client(client_cls, provider, timeout_s=wait_timeout, **client_kwargs)
 
@@ -102,4 +104,4 @@ class AutoAction:
     @staticmethod
     def from_env(name: str) -> type:
         """The Action model of the installed env ``name`` (e.g. ``GridWorldAction``)."""
-        return find_env_package(name).action_class()
+        return find(name).action_class()

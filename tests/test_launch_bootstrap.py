@@ -7,13 +7,8 @@ from pathlib import Path
 import pytest
 from grid_world_env import GridWorldEnv
 
-from openenv.runtime import (
-    Bootstrap,
-    LocalProcessProvider,
-    ProviderError,
-    app_of_package,
-    launch_client,
-)
+from openenv.launch import Bootstrap, launch_client
+from openenv.runtime import LocalProcessProvider, ProviderError, app_of_package
 
 API_ONLY = {"ENABLE_WEB_INTERFACE": "0"}
 

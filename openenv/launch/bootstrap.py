@@ -8,7 +8,7 @@ it for a connected async client, or call ``.sync()`` for a connected blocking on
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator
 from typing import Any, Generic, TypeVar
 
 from openenv.runtime.base import Provider
@@ -66,31 +66,3 @@ class Bootstrap(Generic[C]):
             blocking.close()
             raise
         return blocking
-
-
-def from_docker_image(
-    client_cls: Callable[..., C],
-    image: str,
-    provider: Provider | None = None,
-    *,
-    env_vars: Mapping[str, str] | None = None,
-    port: int | None = None,
-    container_port: int | None = None,
-    timeout_s: float = DEFAULT_START_TIMEOUT_S,
-    **client_kwargs: Any,
-) -> Bootstrap[C]:
-    """What ``<Name>Env.from_docker_image(image)`` does: a lazy handle on a client that owns a
-    ``DockerProvider(image, env_vars=..., port=..., container_port=...)``. A ``provider`` given
-    here (any :class:`Provider`, already configured) is used instead, and ``image`` ignored."""
-
-    def make() -> C:
-        chosen = provider
-        if chosen is None:
-            from openenv.runtime.docker_provider import DockerProvider
-
-            chosen = DockerProvider(
-                image, env_vars=env_vars, port=port, container_port=container_port
-            )
-        return launch_client(client_cls, chosen, timeout_s=timeout_s, **client_kwargs)
-
-    return Bootstrap(make)
