@@ -21,7 +21,7 @@ from grid_world_env.server.environment import GridWorldEnvironment
 from PIL import Image
 
 from openenv.core.views import Frame, Svg, Text
-from openenv.web.catalog.thumbs import board_png, view_thumbnail
+from openenv.web.drawing import to_thumbnail
 
 MISSING_EXTRA_APP = """\
 import definitely_not_installed_module  # the optional dependency of this env
@@ -89,7 +89,7 @@ def test_thumbnail_is_the_first_render_of_a_seed_0_episode(catalog: str) -> None
     assert response.headers["content-type"] == "image/png"
     env = GridWorldEnvironment()
     env.reset(seed=0)
-    expected = Image.open(io.BytesIO(board_png(env.render())))
+    expected = Image.open(io.BytesIO(to_thumbnail(env.render()).data))
     served = Image.open(io.BytesIO(response.content))
     assert served.size == expected.size
     assert np.array_equal(np.asarray(served), np.asarray(expected))
@@ -113,14 +113,14 @@ def test_envs_name_without_slash_leads_to_the_playground(catalog: str) -> None:
 
 
 def test_views_become_thumbnails_of_their_kind() -> None:
-    frame = view_thumbnail(Frame(np.zeros((4, 6, 3), dtype=np.uint8)))
+    frame = to_thumbnail(Frame(np.zeros((4, 6, 3), dtype=np.uint8)))
     assert frame.kind == "png" and Image.open(io.BytesIO(frame.data)).size == (6, 4)
-    svg = view_thumbnail(Svg('<svg xmlns="http://www.w3.org/2000/svg"/>'))
+    svg = to_thumbnail(Svg('<svg xmlns="http://www.w3.org/2000/svg"/>'))
     assert svg.kind == "svg" and svg.svg_data_url().startswith("data:image/svg+xml;base64,")
-    text = view_thumbnail(Text("a\nb\n" + "x" * 200))
+    text = to_thumbnail(Text("a\nb\n" + "x" * 200))
     assert text.kind == "text" and text.data.splitlines()[:2] == ["a", "b"]
     assert max(len(line) for line in text.data.splitlines()) <= 160
-    assert view_thumbnail(None).kind == "none"
+    assert to_thumbnail(None).kind == "none"
 
 
 @pytest.mark.browser
@@ -165,7 +165,7 @@ def test_a_text_thumbnail_wraps_inside_its_card(page, tmp_path) -> None:
 
     items = [i for i in load_catalog(make_catalog_dir(tmp_path)) if i.available]
     long_lines = "\n".join(f"line {n}: " + "a fairly long sentence of text " * 3 for n in range(9))
-    items[0].thumbnail = view_thumbnail(Text(long_lines))
+    items[0].thumbnail = to_thumbnail(Text(long_lines))
     page.set_content(render_page("Catalog", items))
     fit = page.locator(".text-thumb").evaluate(
         """pre => {

@@ -8,6 +8,7 @@ import pytest
 from reward_apps import CoinAction, CoinEnvironment
 
 from openenv.core.serialization import observation_to_wire
+from openenv.web.drawing import Picture
 from openenv.web.episode.export import episode_jsonl
 from openenv.web.episode.files import EpisodeFileError, parse_episode_jsonl
 from openenv.web.rewards.charts import compare_chart_svg, first_divergence, stacked_chart_svg
@@ -218,12 +219,12 @@ def test_panel_follows_the_latest_step_until_one_is_picked():
 
 def test_panel_shows_the_recorded_frame_of_the_picked_step():
     steps = record(["heads", "tails"])
-    frames = [b"reset-png", b"png-after-1", b"png-after-2"]
+    frames = [Picture(png=png, shape=(1, 1)) for png in (b"reset", b"after-1", b"after-2")]
     panel = review_html("k", Review(selected=0), steps, frames)
     from openenv.core.views import png_data_url
 
-    assert png_data_url(b"png-after-1") in panel
-    assert png_data_url(b"png-after-2") not in panel
+    assert png_data_url(b"after-1") in panel
+    assert png_data_url(b"after-2") not in panel
 
 
 def test_panel_shows_a_loaded_file_and_the_comparison_with_a_pinned_run():

@@ -15,8 +15,8 @@ from pydantic import Field, create_model
 from openenv.core import Action, Board, Cell, Frame, Svg, Text
 from openenv.core.registry import package_of
 from openenv.server import create_app
-from openenv.web.drawing.html import fold, view_html
-from openenv.web.drawing.raster import view_to_image, view_to_png
+from openenv.web.drawing import to_html, to_image, to_png
+from openenv.web.drawing.html import fold
 from openenv.web.episode.export import episode_gif, episode_jsonl
 from openenv.web.page import forms
 from openenv.web.page.snippet import ClientNames, client_names, python_snippet
@@ -103,17 +103,17 @@ def test_reset_options_become_fields():
 
 def test_views_are_drawn_as_html():
     frame = Frame(np.zeros((4, 6, 3), np.uint8))
-    img = view_html(frame)
+    img = to_html(frame)
     assert img.startswith('<img class="oe-frame"') and 'width="6" height="4"' in img
-    board = view_html(Board([[Cell("X", color="red", label="x")], [Cell("O")]], legend={"X": "me"}))
+    board = to_html(Board([[Cell("X", color="red", label="x")], [Cell("O")]], legend={"X": "me"}))
     assert "--cols:1;--rows:2" in board and 'title="x"' in board and "me</span>" in board
-    assert view_html(Text("a < b")) == '<pre class="oe-text">a &lt; b</pre>'
-    svg = view_html(Svg('<svg onload="x()"><script>alert(1)</script><rect/></svg>'))
+    assert to_html(Text("a < b")) == '<pre class="oe-text">a &lt; b</pre>'
+    svg = to_html(Svg('<svg onload="x()"><script>alert(1)</script><rect/></svg>'))
     assert "script" not in svg and "onload" not in svg and "<rect/>" in svg
 
 
 def test_observations_without_a_view_fold_large_arrays():
-    html = view_html(None, {"pixels": [[0] * 20] * 20, "score": 3, "reward": 1, "done": False})
+    html = to_html(None, {"pixels": [[0] * 20] * 20, "score": 3, "reward": 1, "done": False})
     assert "array(20×20)" in html and "<dt>score</dt>" in html and "reward" not in html
     assert fold(list(range(5))) == [0, 1, 2, 3, 4]
     assert fold(list(range(100))) == "array(100)"
@@ -136,19 +136,19 @@ def test_reward_chart_is_inline_svg():
 def test_board_and_frame_rasterise_for_gifs():
     board = GridWorldEnvironment()
     board.reset(seed=0)
-    image = view_to_image(board.render(), cell_px=20)
+    image = to_image(board.render(), cell_px=20)
     assert image.size == (101, 101)
     assert image.getpixel((5, 5)) == (219, 234, 254)  # the agent's cell background
     frame = Frame(np.full((3, 2, 3), 7, np.uint8))
-    assert Image.open(io.BytesIO(view_to_png(frame))).size == (2, 3)
-    assert view_to_image(Svg("<svg/>")) is None
+    assert Image.open(io.BytesIO(to_png(frame))).size == (2, 3)
+    assert to_image(Svg("<svg/>")) is None
 
 
 def test_exports():
     steps = [{"action": {"a": 1}, "observation": {"x": 1}, "reward": -0.1, "done": False, "x": 9}]
     line = json.loads(episode_jsonl(steps))
     assert line == {"action": {"a": 1}, "observation": {"x": 1}, "reward": -0.1, "done": False}
-    frames = [view_to_png(Frame(np.full((8, 8, 3), v, np.uint8))) for v in (0, 255)]
+    frames = [to_png(Frame(np.full((8, 8, 3), v, np.uint8))) for v in (0, 255)]
     gif = Image.open(io.BytesIO(episode_gif(frames)))
     assert gif.format == "GIF" and gif.n_frames == 2 and gif.size == (480, 480)
     assert episode_gif([]) is None

@@ -107,14 +107,14 @@ class Environment(Generic[ActT, ObsT, StateT]):
     # -- the contract -------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> ObsT:
-        if _overrides(type(self), "reset_async"):
+        if overrides(type(self), "reset_async"):
             raise NotImplementedError(
                 f"{type(self).__name__} is async-only: call `await env.reset_async(...)`"
             )
         raise NotImplementedError(f"{type(self).__name__} must implement reset()")
 
     def step(self, action: ActT) -> ObsT:
-        if _overrides(type(self), "step_async"):
+        if overrides(type(self), "step_async"):
             raise NotImplementedError(
                 f"{type(self).__name__} is async-only: call `await env.step_async(action)`"
             )
@@ -209,12 +209,16 @@ class Environment(Generic[ActT, ObsT, StateT]):
 # -- enforcement of the contract ------------------------------------------------------------
 
 
-def _overrides(cls: type, name: str) -> bool:
+@functools.cache
+def overrides(cls: type, name: str) -> bool:
+    """Whether ``cls`` implements ``name`` itself (``step_async``, ``reset``…) rather than
+    inheriting the base class's: servers call an overridden async variant directly and run the
+    sync method in a worker thread otherwise."""
     return getattr(cls, name) is not getattr(Environment, name)
 
 
 def _reset_target(cls: type) -> Any:
-    impl = cls.reset if not _overrides(cls, "reset_async") or _overrides(cls, "reset") else None
+    impl = cls.reset if not overrides(cls, "reset_async") or overrides(cls, "reset") else None
     impl = impl or cls.reset_async
     return inspect.unwrap(impl)
 

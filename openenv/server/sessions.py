@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openenv.core.environment import Environment
+from openenv.core.environment import Environment, overrides
 from openenv.core.errors import (
     CapacityReached,
     ExecutionError,
@@ -79,11 +79,6 @@ def _timed(fn: Callable[..., Any], args: tuple[Any, ...], took: list[float]) -> 
         return fn(*args)
     finally:
         took.append(time.perf_counter() - start)
-
-
-@functools.cache
-def _overrides(cls: type[Environment], name: str) -> bool:
-    return getattr(cls, name) is not getattr(Environment, name)
 
 
 def _leave(session: Session) -> None:
@@ -196,7 +191,7 @@ class SessionManager:
 
     async def reset(self, session: Session, **kwargs: Any) -> Observation:
         async def reset(env: Environment) -> Observation:
-            if _overrides(type(env), "reset_async"):
+            if overrides(type(env), "reset_async"):
                 return await env.reset_async(**kwargs)
             return await self._sync(session, functools.partial(env.reset, **kwargs))
 
@@ -208,7 +203,7 @@ class SessionManager:
         async with session.lock:
             env = self._enter(session)
             try:
-                if _overrides(type(env), "step_async"):
+                if overrides(type(env), "step_async"):
                     return await env.step_async(action)
                 return await self._sync(session, env.step, action)
             except OpenEnvError:

@@ -1,2 +1,25 @@
-"""Drawing views (``openenv.core.views``): as HTML for the page (``html``) and as images for
-GIFs and thumbnails (``raster``)."""
+"""Drawing views (``openenv.core.views``) for every target through one dispatch
+(:mod:`~openenv.web.drawing.dispatch`): HTML for the stage (``html``), images for GIFs and
+thumbnails (``raster``), and text."""
+
+from openenv.web.drawing.dispatch import (
+    Picture,
+    Thumbnail,
+    picture,
+    to_html,
+    to_image,
+    to_png,
+    to_text,
+    to_thumbnail,
+)
+
+__all__ = [
+    "Picture",
+    "Thumbnail",
+    "picture",
+    "to_html",
+    "to_image",
+    "to_png",
+    "to_text",
+    "to_thumbnail",
+]

@@ -1,4 +1,5 @@
-"""Draw what an environment returns from ``render()`` as HTML, and observations as a fallback.
+"""Views as HTML for the stage, one function per view type (dispatched by
+:mod:`openenv.web.drawing.dispatch`), and an observation's fields when nothing is rendered.
 
 A ``Frame`` becomes a PNG ``<img>`` the browser scales up crisply (``image-rendering:
 pixelated``); a ``Board`` a CSS grid of glyphs and colours; ``Text`` a monospaced block; ``Svg``
@@ -13,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from openenv.core.views import Board, Cell, Frame, Svg, Text, View, png_data_url
+from openenv.core.views import Board, Cell, Frame, Svg, Text, png_data_url
 
 MAX_LIST_ITEMS = 32
 MAX_STRING = 4000
@@ -21,27 +22,27 @@ _SCRIPT = re.compile(r"<\s*script\b.*?<\s*/\s*script\s*>", re.IGNORECASE | re.DO
 _HANDLER = re.compile(r"\son[a-z]+\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)", re.IGNORECASE)
 
 
-def view_html(view: View | None, observation: dict[str, Any] | None = None) -> str:
-    """HTML for a view; without a view, the observation's fields."""
-    if isinstance(view, Frame):
-        return frame_html(view)
-    if isinstance(view, Board):
-        return board_html(view)
-    if isinstance(view, Text):
-        return f'<pre class="oe-text">{html.escape(view.text)}</pre>'
-    if isinstance(view, Svg):
-        return f'<div class="oe-svg">{safe_svg(view.markup)}</div>'
-    return observation_html(observation or {})
+def frame_html(frame: Frame) -> str:
+    """An ``<img>`` of the frame at its own size; CSS scales it up without smoothing."""
+    return png_html(frame.to_png(), frame.shape)
 
 
-def frame_html(frame: Frame, png: bytes | None = None) -> str:
-    """An ``<img>`` at the frame's own size; CSS scales it up without smoothing."""
-    height, width = frame.shape
-    src = png_data_url(png if png is not None else frame.to_png())
+def png_html(png: bytes, shape: tuple[int, int]) -> str:
+    """An ``<img>`` of a frame's PNG (``shape`` is its height and width)."""
+    height, width = shape
     return (
         f'<img class="oe-frame" alt="environment frame {width}×{height}" '
-        f'width="{width}" height="{height}" style="aspect-ratio:{width}/{height}" src="{src}">'
+        f'width="{width}" height="{height}" style="aspect-ratio:{width}/{height}" '
+        f'src="{png_data_url(png)}">'
     )
+
+
+def text_html(text: Text) -> str:
+    return f'<pre class="oe-text">{html.escape(text.text)}</pre>'
+
+
+def svg_html(svg: Svg) -> str:
+    return f'<div class="oe-svg">{safe_svg(svg.markup)}</div>'
 
 
 def board_html(board: Board) -> str:
@@ -152,23 +153,3 @@ def _size(shape: tuple[int, ...]) -> int:
     for n in shape:
         total *= n
     return total
-
-
-def set_fields(action: dict[str, Any]) -> dict[str, Any]:
-    """The fields that say something about a move: unset ones (None) and empty metadata out."""
-    return {k: v for k, v in action.items() if v is not None and not (k == "metadata" and not v)}
-
-
-def action_text(step: dict[str, Any], limit: int = 60) -> str:
-    """A step's move in a few words: the label of the button pressed, else the action's set
-    fields (a single field: its value), cut to ``limit`` characters."""
-    label = step.get("label")
-    if isinstance(label, str) and label:
-        text = label
-    else:
-        shown = set_fields(step.get("action") or {})
-        if len(shown) == 1:
-            text = str(next(iter(shown.values())))
-        else:
-            text = json.dumps(shown, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,19 +1,17 @@
-"""Views as images: the one rasteriser behind GIF export and thumbnails.
-
-``view_to_image(view)`` returns a PIL image for a ``Frame``, ``Board`` or ``Text`` (``None`` for
-``Svg``, which needs a browser to draw); ``view_to_png(view)`` the PNG bytes. Boards are drawn
-cell by cell with their colours and glyphs (colour emoji when the system has an emoji font).
+"""Views as images (PIL), one function per view type, behind GIF export and thumbnails
+(dispatched by :mod:`openenv.web.drawing.dispatch`; ``Svg`` needs a browser and has none).
+Boards are drawn cell by cell with their colours and glyphs (colour emoji when the system has
+an emoji font).
 """
 
 from __future__ import annotations
 
 import functools
-import io
 from pathlib import Path
 
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from openenv.core.views import Board, Frame, Text, View
+from openenv.core.views import Board, Frame
 
 CELL_PX = 48
 GRID_LINE = (203, 213, 225)
@@ -26,25 +24,8 @@ _MONO_FONTS = ("DejaVuSansMono.ttf", "LiberationMono-Regular.ttf", "Courier New.
 _EMOJI_NATIVE_PX = 109  # Noto Color Emoji is a bitmap font drawn at this size only
 
 
-def view_to_image(view: View | None, cell_px: int = CELL_PX) -> Image.Image | None:
-    """An RGB image of the view, or ``None`` when the view cannot be rasterised."""
-    if isinstance(view, Frame):
-        return Image.fromarray(view.pixels, "RGB")
-    if isinstance(view, Board):
-        return board_image(view, cell_px)
-    if isinstance(view, Text):
-        return text_image(view.text)
-    return None
-
-
-def view_to_png(view: View | None, cell_px: int = CELL_PX) -> bytes | None:
-    """PNG bytes of the view (see :func:`view_to_image`)."""
-    image = view_to_image(view, cell_px)
-    if image is None:
-        return None
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=1)
-    return buffer.getvalue()
+def frame_image(frame: Frame) -> Image.Image:
+    return Image.fromarray(frame.pixels, "RGB")
 
 
 def board_image(board: Board, cell_px: int = CELL_PX) -> Image.Image:

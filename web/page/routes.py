@@ -23,7 +23,6 @@ import gradio as gr
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, PlainTextResponse, Response
 
-from openenv.web.drawing.raster import view_to_png
 from openenv.web.episode.export import episode_gif, episode_jsonl
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.tabs import WebTab
@@ -59,7 +58,7 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
 
     async def gif(tab: str) -> Response:
         episode = export_tab(tab).episode
-        frames = [f if isinstance(f, bytes) else view_to_png(f) for f in episode.frames]
+        frames = [picture.to_png() for picture in episode.frames if picture.animates]
         data = episode_gif([f for f in frames if f])
         if data is None:
             raise HTTPException(404, "this environment draws no frames or boards to animate")

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from openenv.core.views import View, png_data_url
-from openenv.web.drawing.html import action_text, observation_html, set_fields, view_html
+from openenv.web.drawing import Picture
+from openenv.web.drawing.html import observation_html
+from openenv.web.episode.steps import action_text, set_fields
 from openenv.web.rewards.charts import (
     compare_chart_svg,
     contributions,
@@ -63,7 +64,7 @@ def review_html(
     key: str,
     review: Review,
     live: list[dict[str, Any]],
-    frames: Sequence[bytes | View] = (),
+    frames: Sequence[Picture] = (),
     seed: Any = None,
     version: int = 0,
 ) -> str:
@@ -137,7 +138,7 @@ def _compare(review: Review, steps: list[dict[str, Any]], source: str, seed: Any
 
 
 def _detail(
-    steps: list[dict[str, Any]], index: int | None, frames: Sequence[bytes | View], live: bool
+    steps: list[dict[str, Any]], index: int | None, frames: Sequence[Picture], live: bool
 ) -> str:
     if index is None:
         return '<div class="oe-empty">No steps yet: act, or inspect an exported episode.</div>'
@@ -156,17 +157,12 @@ def _detail(
     )
 
 
-def _frame(frames: Sequence[bytes | View], index: int, count: int) -> str:
+def _frame(frames: Sequence[Picture], index: int, count: int) -> str:
     """The picture after step ``index`` when one was recorded for every step (reset first)."""
     if len(frames) != count + 1:
         return ""
-    frame = frames[index + 1]
-    if isinstance(frame, bytes):
-        return (
-            f'<img class="oe-frame oe-rv-frame" alt="frame after step {index + 1}" '
-            f'src="{png_data_url(frame)}">'
-        )
-    return f'<div class="oe-rv-view">{view_html(frame)}</div>'
+    shown = frames[index + 1].html()
+    return f'<div class="oe-rv-view" title="after step {index + 1}">{shown}</div>'
 
 
 def _without_components(observation: dict[str, Any]) -> dict[str, Any]:

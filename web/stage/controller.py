@@ -9,7 +9,7 @@ import hmac
 import random
 from typing import Any
 
-from openenv.core.environment import Environment
+from openenv.core.environment import overrides
 from openenv.core.errors import (
     CapacityReached,
     InvalidAction,
@@ -18,9 +18,10 @@ from openenv.core.errors import (
     SessionNotFound,
 )
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
-from openenv.core.views import ActionChoice, ActionSliders, Frame
+from openenv.core.views import ActionChoice, ActionSliders
 from openenv.server.context import ServerContext
-from openenv.web.drawing.html import frame_html, set_fields, view_html
+from openenv.web.drawing import picture, to_html
+from openenv.web.episode.steps import set_fields
 from openenv.web.stage.tabs import TabRegistry, WebTab
 
 SESSION_KIND = "web"
@@ -131,7 +132,7 @@ class Controller:
     async def _step_and_draw(self, tab: WebTab, action: Any) -> tuple[Any, Any]:
         """Step, render and list legal actions in one worker-thread hop (sync environments)."""
         session = session_of(tab)
-        if session.env is not None and _is_async(session.env):
+        if session.env is not None and overrides(type(session.env), "step_async"):
             return await self.manager.step(session, action), None
 
         async def run(env: Any) -> tuple[Any, Any]:
@@ -230,14 +231,11 @@ class Controller:
         if sliders != tab.sliders:  # another task or space: the sliders start afresh
             tab.slider_values = [] if sliders is None else sliders.start
         tab.sliders = sliders
-        if isinstance(view, Frame):
-            png = view.to_png()
-            tab.view_html = frame_html(view, png)
-        else:
-            png = None
-            tab.view_html = view_html(view, tab.observation)
+        shown = picture(view) if view is not None else None
+        tab.view = view
+        tab.view_html = shown.html() if shown is not None else to_html(None, tab.observation)
         if record:
-            tab.episode.record_frame(png or view)
+            tab.episode.record_frame(shown)
 
     async def redraw(self, tab: WebTab) -> None:
         """Draw the environment again (after a change made outside step and reset)."""
@@ -283,10 +281,6 @@ def _step_render(env: Any, action: Any) -> tuple[Any, Drawing | None]:
         return obs, _drawing(env)
     except Exception:  # drawing failed: the step happened; _draw retries and reports it
         return obs, None
-
-
-def _is_async(env: Any) -> bool:
-    return type(env).step_async is not Environment.step_async
 
 
 def _label_of(payload: dict[str, Any], legal: list[ActionChoice]) -> str | None:

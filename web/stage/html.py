@@ -8,8 +8,7 @@ import html
 import json
 from typing import Any
 
-from openenv.core.views import Board, Frame
-from openenv.web.drawing.html import action_text
+from openenv.web.episode.steps import action_text
 from openenv.web.rewards.sparkline import reward_chart_svg
 from openenv.web.stage.tabs import WebTab
 
@@ -170,7 +169,8 @@ def _downloads(tab: WebTab) -> str:
         return ""
     key = html.escape(tab.key)
     links = [f'<a class="oe-dl" href="export/{key}/episode.jsonl" download>⬇ JSONL</a>']
-    if isinstance(tab.view, Frame | Board):
+    shown = tab.episode.frames[-1] if tab.episode.frames else None
+    if shown is not None and shown.animates:
         links.append(f'<a class="oe-dl" href="export/{key}/episode.gif" download>⬇ GIF</a>')
     return f'<div class="oe-downloads">{"".join(links)}</div>'
 

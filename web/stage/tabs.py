@@ -15,6 +15,7 @@ from typing import Any
 
 from openenv.core.views import ActionChoice, ActionSliders, View
 from openenv.server.sessions import Session
+from openenv.web.drawing import Picture
 
 MAX_RECORDED_FRAMES = 3000
 
@@ -25,7 +26,7 @@ class Episode:
     the pressed button's ``label`` when there was one)."""
 
     steps: list[dict[str, Any]] = field(default_factory=list)
-    frames: list[bytes | View] = field(default_factory=list)
+    frames: list[Picture] = field(default_factory=list)  # what was drawn, reset first
     reset_kwargs: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -40,7 +41,7 @@ class Episode:
     def done(self) -> bool:
         return bool(self.steps and self.steps[-1]["done"])
 
-    def record_frame(self, frame: bytes | View | None) -> None:
+    def record_frame(self, frame: Picture | None) -> None:
         if frame is not None and len(self.frames) < MAX_RECORDED_FRAMES:
             self.frames.append(frame)
 
