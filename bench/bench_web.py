@@ -7,7 +7,7 @@ Both servers run on loopback in the same run, driven by the same headless Chromi
 
 - page load to a usable Reset button (navigation start → a visible, enabled "Reset" button),
   median over fresh browser contexts; target: ours ≤ 0.7 × the reference. Ours is the fast
-  shell's Reset (web/shell.py), which works before Gradio's bundle arrives; the time until the
+  shell's Reset (openenv/web/shell), which works before Gradio's bundle arrives; the time until the
   whole Gradio page is in place is printed too;
 - click to updated board (an action button / the reference's "Legal actions" choice → the
   drawing changed in the DOM), median; target: ours ≤ the reference;

@@ -96,3 +96,25 @@ def test_a_step_in_the_playground_changes_the_drawing(page, catalog, name):
     assert page.is_visible("#oe-play") == (name != "wordle")
     assert page.console_errors == []
     assert page.external_requests == []
+
+
+def test_a_word_is_typed_on_the_stage_itself(page, catalog):
+    """Wordle's action is a word: the stage takes it with the keyboard (Enter sends), keeps a
+    refused one to correct, and empties the box once a guess is taken."""
+    before = open_playground(page, f"{catalog}/envs/wordle")
+    box = "#oe-stage form.oe-typed input[data-field='guess']"
+    page.click(box)
+    page.keyboard.type("zzzzz")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#oe-stage .oe-msg-error:has-text('not in the word list')")
+    assert page.inner_html(BOARD) == before and page.input_value(box) == "zzzzz"
+    page.fill(box, "")
+    page.keyboard.type("crane")  # the cursor is still in the box
+    page.keyboard.press("Enter")
+    wait_steps(page, 1)
+    assert page.inner_text(BOARD).replace("\n", "").startswith("CRANE")
+    assert page.input_value(box) == ""
+    page.keyboard.type("slate")
+    page.keyboard.press("Enter")
+    wait_steps(page, 2)
+    assert page.console_errors == []

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from openenv.web.page import forms
+from openenv.web import forms
 
 
 def reset(

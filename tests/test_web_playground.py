@@ -78,11 +78,9 @@ def test_invalid_form_value_shows_an_error_and_changes_nothing(page, grid_server
     page.keyboard.press("ArrowDown")
     wait_steps(page, 1)
     board = page.inner_html("#oe-stage .oe-view")
-    page.fill("#oe-field-metadata textarea", "{not json")
-    page.click("#oe-step")
+    page.click("#oe-step")  # no move chosen in the form (it offers no wire metadata box)
     error = page.locator("#oe-form-msg .oe-error")
     error.wait_for()
-    assert "metadata: not valid JSON" in error.inner_text()
     assert "action: a value is required" in error.inner_text()
     assert steps(page) == 1
     assert page.inner_html("#oe-stage .oe-view") == board
@@ -228,3 +226,27 @@ def test_on_a_phone_the_stage_comes_before_the_controls(page, browser, grid_serv
         assert stage["y"] + stage["height"] <= controls["y"]  # the board first, then the forms
     finally:
         phone.context.close()
+
+
+def state_step_count(page) -> int | None:
+    text = page.inner_text("#oe-state")
+    return json.loads(text[text.index("{") :])["step_count"] if "{" in text else None
+
+
+@pytest.mark.parametrize("pause_s", [0.0, 0.7])
+def test_every_click_counts_and_the_state_tab_follows(page, grid_server, pause_s):
+    """Reset, then three clicks on a move button, fast or 0.7 s apart (a visitor's pace): the
+    stage shows three steps and so does the State tab, every time."""
+    open_playground(page, grid_server)
+    page.click("#oe-reset")
+    page.wait_for_selector('#oe-stage .oe-stage[data-steps="0"] .oe-act:not([disabled])')
+    page.get_by_role("tab", name="State").click()
+    for _ in range(3):
+        page.click("#oe-stage .oe-act:has-text('Right')")
+        page.wait_for_timeout(pause_s * 1000)  # the visitor's pace, not a wait for the server
+    wait_steps(page, 3)
+    page.wait_for_function(
+        "() => /\"step_count\": 3/.test(document.querySelector('#oe-state').innerText)"
+    )
+    assert page.evaluate(AGENT_AT) == [0, 3] and state_step_count(page) == 3
+    clean(page)

@@ -153,7 +153,7 @@ def test_a_full_server_says_so_and_a_closed_shell_tab_frees_its_session(page, br
     open_held(page, grid + "/web/")
     shell_reset(page)
     assert web_sessions(grid) == 1
-    others = [httpx.post(grid + "/web/shell/open", json={}).json()["tab"] for _ in range(2)]
+    others = [httpx.post(grid + "/web/stage/open", json={}).json()["tab"] for _ in range(2)]
     second = browser.new_context().new_page()
     try:
         open_held(second, grid + "/web/")
@@ -173,5 +173,5 @@ def test_a_full_server_says_so_and_a_closed_shell_tab_frees_its_session(page, br
     finally:
         second.context.close()
         for key in others:
-            httpx.post(grid + "/web/shell/close", json={"tab": key})
+            httpx.post(grid + "/web/stage/close", json={"tab": key})
     assert web_sessions(grid) == 0

@@ -115,7 +115,7 @@ def test_the_sliders_step_stay_where_they_were_left_and_refuse_bad_values(contro
 async def _slider_steps(controller: Controller) -> None:
     tab = controller.new_tab("visitor")
     assert await controller.reset(tab, {})
-    assert tab.slider_values == [0.0, 1.0]
+    assert tab.shows.slider_values == [0.0, 1.0]
     html = stage_html(tab)
     ranges = re.findall(r'<input type="range"[^>]*>', html)
     assert len(ranges) == 2 and 'min="-1" max="1" step="0.01" value="0"' in ranges[0]
@@ -123,24 +123,24 @@ async def _slider_steps(controller: Controller) -> None:
 
     assert await controller.press(tab, {"values": [0.25, 1.5]})
     assert tab.episode.steps[-1]["action"] == {"values": [0.25, 1.5], "gear": "S", "metadata": {}}
-    assert tab.observation["position"] == 0.25 and tab.slider_values == [0.25, 1.5]
+    assert tab.episode.observation["position"] == 0.25 and tab.shows.slider_values == [0.25, 1.5]
     html = stage_html(tab)
     assert 'value="0.25"' in html  # drawn where the visitor left them
     assert "On a slider, <kbd>←</kbd><kbd>→</kbd> move it and <kbd>⏎</kbd> steps" in html
 
-    before = (list(tab.episode.steps), tab.observation)
+    before = (list(tab.episode.steps), tab.episode.observation)
     for bad in ([3, 1], [0.1], "fast", None):
         assert not await controller.press(tab, {"values": bad})
-        assert tab.message.startswith("Step refused, nothing changed:"), tab.message
-    assert (tab.episode.steps, tab.observation) == before
-    assert tab.slider_values == [0.25, 1.5]
+        assert tab.notice.text.startswith("Step refused, nothing changed:"), tab.notice.text
+    assert (tab.episode.steps, tab.episode.observation) == before
+    assert tab.shows.slider_values == [0.25, 1.5]
 
     # A reset that changes the action space starts the sliders afresh; one that does not
     # keeps them.
     assert await controller.reset(tab, {})
-    assert tab.slider_values == [0.25, 1.5]
+    assert tab.shows.slider_values == [0.25, 1.5]
     assert await controller.reset(tab, {"track": "rally"})
-    assert tab.slider_values == [0.0, 1.0, 0.0]
+    assert tab.shows.slider_values == [0.0, 1.0, 0.0]
     assert len(re.findall(r'<input type="range"', stage_html(tab))) == 3
 
     # Autoplay draws random values inside the ranges, on the sliders' steps.
@@ -168,9 +168,9 @@ def test_an_env_without_sliders_refuses_slider_values_and_autoplay_explains():
 async def _no_sliders(controller: Controller) -> None:
     tab = controller.new_tab(None)
     assert await controller.reset(tab, {})
-    assert tab.sliders is None and "oe-sliders" not in stage_html(tab)
+    assert tab.shows.sliders is None and "oe-sliders" not in stage_html(tab)
     assert not await controller.press(tab, {"values": [1]})
-    assert "There are no sliders now" in tab.message
+    assert "There are no sliders now" in tab.notice.text
     assert not await controller.random_step(tab)
-    assert "needs legal actions or sliders" in tab.message
+    assert "needs legal actions or sliders" in tab.notice.text
     await controller.close(tab)

@@ -15,10 +15,10 @@ from pydantic import Field, create_model
 from openenv.core import Action, Board, Cell, Frame, Svg, Text
 from openenv.core.registry import package_of
 from openenv.server import create_app
+from openenv.web import forms
 from openenv.web.drawing import to_html, to_image, to_png
 from openenv.web.drawing.html import fold
 from openenv.web.episode.export import episode_gif, episode_jsonl
-from openenv.web.page import forms
 from openenv.web.page.snippet import ClientNames, client_names, python_snippet
 from openenv.web.rewards.sparkline import reward_chart_svg
 from openenv.web.stage.controller import Controller
@@ -46,7 +46,7 @@ def test_action_schema_becomes_typed_fields():
     assert specs["mode"].kind == "string"
     assert specs["path"].kind == "json" and specs["path"].json_type == "array"
     grid = forms.fields_from_schema(GridWorldAction.model_json_schema())
-    assert [s.name for s in grid] == ["action", "metadata"]  # the env's fields first
+    assert [s.name for s in grid] == ["action"]  # the wire's metadata is not offered
     assert grid[0].choices == ("UP", "DOWN", "LEFT", "RIGHT")
 
 
@@ -189,14 +189,14 @@ async def _refused_actions(controller):
     tab = controller.new_tab("visitor-1")
     assert await controller.reset(tab, {})
     assert await controller.act(tab, 1)  # DOWN
-    before = (list(tab.episode.steps), tab.view_html)
+    before = (list(tab.episode.steps), tab.shows.html)
     assert not await controller.step(tab, {"action": "DIAGONAL"})
-    assert tab.message.startswith("Step refused, nothing changed: invalid action")
+    assert tab.notice.text.startswith("Step refused, nothing changed: invalid action")
     assert not await controller.act(tab, 9)
-    assert (tab.episode.steps, tab.view_html) == before
+    assert (tab.episode.steps, tab.shows.html) == before
     other = controller.new_tab("visitor-2")
     assert not await controller.reset(other, {})
-    assert "server is full" in other.message
+    assert "server is full" in other.notice.text
     await controller.close(tab)
     assert controller.manager.active == 0
     assert await controller.reset(other, {})
@@ -210,7 +210,7 @@ def test_unknown_reset_options_are_refused(controller):
 async def _unknown_options(controller):
     tab = controller.new_tab(None)
     assert not await controller.reset(tab, {"difficulty": 3})
-    assert "does not accept 'difficulty'" in tab.message
+    assert "does not accept 'difficulty'" in tab.notice.text
     await controller.close(tab)
 
 

@@ -2,9 +2,9 @@
 
 ``mount_playground(app, ctx, path="/web")`` (called by ``create_app``) mounts the page (built by
 :mod:`openenv.web.page.blocks`), its plain HTTP routes (:mod:`openenv.web.page.routes`: sessions,
-export, README assets, favicon), and the fast shell (:mod:`openenv.web.shell`) that makes the page
-usable before Gradio's bundle arrives. All drive the visitors' sessions through one
-:class:`~openenv.web.stage.controller.Controller`.
+export, README assets, favicon), the stage's routes (:mod:`openenv.web.stage.api`) and the fast
+shell (:mod:`openenv.web.shell`) that makes the page usable before Gradio's bundle arrives. All
+drive the visitors' sessions through one :class:`~openenv.web.stage.controller.Controller`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from openenv.web.page import routes
 from openenv.web.page.blocks import build_blocks
 from openenv.web.page.extension import PlaygroundAPI
 from openenv.web.shell import markup as shell
-from openenv.web.shell import routes as shell_routes
+from openenv.web.stage.api import add_stage_routes
 from openenv.web.stage.controller import Controller
 from openenv.web.static import asset
 
@@ -68,7 +68,7 @@ def mount_playground(
     ctx.web["path"] = path
     routes.add_routes(app, controller, path)
     routes.add_favicon(app, ctx.manifest.emoji)
-    shell_routes.add_shell_routes(app, controller, path)  # before Gradio's mount catches them
+    add_stage_routes(app, controller, path)  # before Gradio's mount catches them
     demo = build_blocks(controller, path, gradio_builder, custom_tab_name)
     gr.mount_gradio_app(
         app,

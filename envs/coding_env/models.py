@@ -8,7 +8,10 @@ from openenv.core import Action, Observation, State
 
 
 class CodeAction(Action):
-    code: str = Field(description="Python code to run in the episode's interpreter")
+    code: str = Field(
+        description="Python code to run in the episode's interpreter",
+        json_schema_extra={"format": "textarea"},  # the playground writes it over several lines
+    )
 
 
 class CodeObservation(Observation):

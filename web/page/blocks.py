@@ -1,17 +1,17 @@
 """The playground's Gradio page: its layout and event handlers.
 
 ``build_blocks(controller, path)`` lays out the page: the header, the reset panel, the action
-form and autoplay on the left, the stage (web/stage.py) on the right, and the tabs below it:
+form and autoplay on the left, the stage (openenv.web.stage) on the right, and the tabs below it:
 Tools for a tool (MCP) environment (a form per tool, built from its
 schema), Rewards (each step's reward broken into its rubric components, a stacked chart, time travel
 through the recorded episode, an exported JSONL loaded back, two runs compared), State, Last
 response, Python, README, and an environment's own tab (``gradio_builder``).
 
 Each browser tab opens its own session through the server's session manager (or adopts the one
-the fast shell of web/shell.py opened before Gradio loaded) and closes it when the tab goes away
-(Gradio's unload event) or when the manager reaps it as idle. The board and
-its buttons take a fast path (``server_functions`` of the stage, a direct HTTP call per click);
-reset, the action form and the side panels go through Gradio events.
+the fast shell opened before Gradio loaded) and closes it when the tab goes away (Gradio's unload
+event) or when the manager reaps it as idle. The stage is the shell's: the same script
+(``assets/stage.js``) on the same routes (:mod:`openenv.web.stage.api`); reset with options,
+the action form and the side panels go through Gradio events.
 """
 
 from __future__ import annotations
@@ -27,18 +27,20 @@ from gradio import route_utils
 
 from openenv.core.mcp import is_mcp_environment
 from openenv.server.context import ServerContext
-from openenv.web.page import forms
+from openenv.web import forms
 from openenv.web.page.extension import PlaygroundAPI
 from openenv.web.page.snippet import client_names, python_snippet
 from openenv.web.page.tools import tools_tab
+from openenv.web.page.widgets import widget
 from openenv.web.rewards import panel as reward_panel
-from openenv.web.shell.routes import HANDOFF_JS, adopt
+from openenv.web.stage import messages
 from openenv.web.stage.controller import Controller
-from openenv.web.stage.html import code_block, json_block, quick_update, stage_html
+from openenv.web.stage.html import code_block, json_block
 from openenv.web.stage.tabs import WebTab
 from openenv.web.static import asset
 
-MAX_RADIO_CHOICES = 8
+# The load event's js: the key of the episode the fast shell started, to adopt ("" for none).
+HANDOFF_JS = "() => (window.openenvShell ? window.openenvShell.handoff() : '')"
 
 
 def build_blocks(
@@ -120,7 +122,7 @@ class _Page:
             label="seed", placeholder="random", info="a whole number replays an episode",
             elem_id="oe-seed",
         )  # fmt: skip
-        self.option_inputs = [_component(spec, "oe-opt-") for spec in self.option_specs]
+        self.option_inputs = [widget(spec, f"oe-opt-{spec.name}") for spec in self.option_specs]
         self.reset_btn = gr.Button("↺ Reset", variant="primary", elem_id="oe-reset")
         self.reset_msg = gr.HTML(elem_id="oe-reset-msg", elem_classes=["oe-form-msg"])
 
@@ -129,7 +131,9 @@ class _Page:
         # component type is one more script the page loads before it is usable.
         with gr.Column(variant="panel", elem_id="oe-form"):
             gr.HTML('<p class="oe-panel-title">Action form</p>')
-            self.action_inputs = [_component(spec, "oe-field-") for spec in self.action_specs]
+            self.action_inputs = [
+                widget(spec, f"oe-field-{spec.name}") for spec in self.action_specs
+            ]
             self.step_btn = gr.Button("Step", variant="secondary", elem_id="oe-step")
             self.form_msg = gr.HTML(elem_id="oe-form-msg", elem_classes=["oe-form-msg"])
 
@@ -148,34 +152,12 @@ class _Page:
                 self.stop_btn = gr.Button("■ Stop", elem_id="oe-stop", min_width=60)
 
     def stage_component(self) -> None:
-        controller = self.controller
-
-        async def act(data: dict[str, Any]) -> dict[str, Any]:
-            tab = _tab_from(controller, data)
-            if tab is None:
-                return _gone()
-            ok = await controller.press(tab, data)
-            return {"html": stage_html(tab), "ok": ok, "done": tab.done}
-
-        async def autoplay(data: dict[str, Any]) -> dict[str, Any]:
-            # Per frame only the view and counters travel; the full stage when it stops.
-            tab = _tab_from(controller, data)
-            if tab is None:
-                return _gone()
-            ok = await controller.random_step(tab, data.get("values"))
-            if not ok or tab.done:
-                return {"html": stage_html(tab), "ok": ok, "done": tab.done}
-            return {"quick": quick_update(tab), "ok": ok, "done": tab.done}
-
-        async def redraw(data: dict[str, Any]) -> dict[str, Any]:
-            tab = _tab_from(controller, data)
-            return _gone() if tab is None else {"html": stage_html(tab), "ok": True}
-
+        # The stage script calls the stage routes itself (one API with the fast shell); Gradio
+        # holds the drawn stage as the component's value, which other events replace.
         self.stage = gr.HTML(
             '<div class="oe-stage"><section class="oe-main"><div class="oe-view">'
             '<div class="oe-empty">Starting…</div></div></section></div>',
-            js_on_load=asset("keys.js") + asset("playground.js"),
-            server_functions=[act, autoplay, redraw],
+            js_on_load=asset("stage.js") + asset("page.js"),
             elem_id="oe-stage",
         )
         self.shell_key = gr.Textbox(visible=False, elem_id="oe-shell-key")
@@ -184,7 +166,7 @@ class _Page:
 
     def wire(self, demo: gr.Blocks) -> None:
         fast = {"concurrency_limit": None, "show_progress": "hidden"}
-        # The load event first asks the fast shell (web/shell.py) for the tab it opened.
+        # The load event first asks the fast shell (openenv.web.shell) for the tab it opened.
         demo.load(self.on_load, self.shell_key, self.stage, js=HANDOFF_JS, **fast)
         demo.unload(self.on_unload)
         if self.lock_group is not None:
@@ -214,17 +196,19 @@ class _Page:
         self.stop_btn.click(None, None, None, js="() => { window.openenvPlayground.stop(); }")
 
     def _tab(self, request: gr.Request) -> WebTab:
+        """This page's tab; a page whose tab went away (closed, reaped) gets a new one here,
+        where the visitor asks to start again (Reset, Unlock)."""
         tab = self.controller.tabs.by_hash(request.session_hash)
         return tab if tab is not None else self.controller.new_tab(request.session_hash)
 
     async def on_load(self, shell_key: str, request: gr.Request):
-        adopted = adopt(self.controller, shell_key, request.session_hash)
+        adopted = self.controller.adopt(shell_key, request.session_hash)
         if adopted is not None:  # the episode the shell started carries on
-            return stage_html(adopted)
+            return self.controller.html(adopted)
         tab = self._tab(request)
         if tab.authorized:
             await self.controller.reset(tab, {})
-        return stage_html(tab)
+        return self.controller.html(tab)
 
     async def on_unload(self, request: gr.Request) -> None:
         tab = self.controller.tabs.by_hash(request.session_hash)
@@ -234,14 +218,14 @@ class _Page:
     async def on_unlock(self, token: str, request: gr.Request):
         tab = self._tab(request)
         if not self.controller.unlock(tab, token):
-            return gr.skip(), gr.skip(), _msg(tab.message, "error"), ""
+            return gr.skip(), gr.skip(), _msg(tab.notice.text, "error"), ""
         await self.controller.reset(tab, {})
-        return stage_html(tab), gr.update(visible=False), "", ""
+        return self.controller.html(tab), gr.update(visible=False), "", ""
 
     async def on_reset(self, form: dict[Any, Any], request: gr.Request):
         tab = self._tab(request)
         if not tab.authorized:
-            return gr.skip(), _msg("Enter the API token first.", "error")
+            return gr.skip(), _msg(messages.TOKEN_FIRST, "error")
         values = [form[c] for c in self.option_inputs]
         options, errors = forms.parse_values(self.option_specs, values)
         seed = form[self.seed]
@@ -253,17 +237,19 @@ class _Page:
         if errors:
             return gr.skip(), _msg("; ".join(errors), "error")
         ok = await self.controller.reset(tab, options)
-        return stage_html(tab), _msg(tab.message if not ok else "", "error")
+        return self.controller.html(tab), _msg(tab.notice.text if not ok else "", "error")
 
     async def on_step(self, form: dict[Any, Any], request: gr.Request):
-        tab = self._tab(request)
+        tab = self.controller.tabs.by_hash(request.session_hash)
+        if tab is None:
+            return gr.skip(), _msg(messages.GONE, "error")
         values = [form[c] for c in self.action_inputs]
         action, errors = forms.parse_values(self.action_specs, values)
         if errors:
             return gr.skip(), _msg("Not sent, nothing changed: " + "; ".join(errors), "error")
         if not await self.controller.step(tab, action):
-            return gr.skip(), _msg(tab.message, "error")
-        return stage_html(tab), _msg("Step applied.", "ok")
+            return gr.skip(), _msg(tab.notice.text, "error")
+        return self.controller.html(tab), _msg("Step applied.", "ok")
 
     async def on_refresh(self, request: gr.Request):
         tab = self.controller.tabs.by_hash(request.session_hash)
@@ -273,49 +259,19 @@ class _Page:
         code = python_snippet(
             self.names,
             _server_url(request, self.path),
-            tab.last_action or _first_legal(tab),
+            tab.episode.last_action or _first_legal(tab),
             tab.episode.reset_kwargs,
             needs_token=self.ctx.token is not None,
         )
         return (
             json_block(state, "No session: press Reset."),
-            json_block(tab.last_response, "Nothing yet."),
+            json_block(tab.episode.last_response, "Nothing yet."),
             code_block(code, "python"),
             self.rewards.html(tab),
         )
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _component(spec: forms.FieldSpec, prefix: str) -> gr.components.Component:
-    common = {
-        "label": spec.label,
-        "info": spec.hint() or None,
-        "value": forms.initial_value(spec),
-        "elem_id": prefix + spec.name,
-    }
-    if spec.kind == "enum":
-        choices = [str(c) for c in spec.choices]
-        if len(choices) <= MAX_RADIO_CHOICES:
-            return gr.Radio(choices=choices, **common)
-        return gr.Dropdown(choices=choices, **common)
-    if spec.kind == "bool":
-        return gr.Checkbox(**common)
-    if spec.kind in ("int", "number"):
-        if spec.default is None:
-            # gr.Number shows and sends 0 when empty; a textbox stays blank until typed in,
-            # so an optional number is left out and a required one is asked for.
-            hint = "a whole number" if spec.kind == "int" else "a number"
-            return gr.Textbox(placeholder=hint, **common)
-        return gr.Number(**common)
-    if spec.kind == "string" and spec.suggestions:
-        # Known values to pick from (type to filter), and any other value may be typed.
-        return gr.Dropdown(choices=list(spec.suggestions), allow_custom_value=True, **common)
-    if spec.kind == "string":
-        return gr.Textbox(**common)
-    placeholder = {"array": "[1, 2, 3]", "object": '{"key": "value"}'}.get(spec.json_type or "")
-    return gr.Textbox(lines=2, placeholder=placeholder or "JSON value", **common)
 
 
 def _seed(value: Any) -> int:
@@ -332,19 +288,10 @@ def _msg(text: str, kind: str) -> str:
     return f'<span class="oe-{kind}">{html.escape(text)}</span>' if text else ""
 
 
-def _gone() -> dict[str, Any]:
-    return {"ok": False, "error": "This page's session is gone: reload the page to start again."}
-
-
-def _tab_from(controller: Controller, data: Any) -> WebTab | None:
-    tab = controller.tabs.by_key(data.get("tab")) if isinstance(data, dict) else None
-    return tab if tab is not None and tab.authorized else None
-
-
 def _first_legal(tab: WebTab) -> dict[str, Any] | None:
-    if not tab.legal:
+    if not tab.shows.legal:
         return None
-    action = tab.legal[0].action
+    action = tab.shows.legal[0].action
     return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
 
 

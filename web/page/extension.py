@@ -37,7 +37,7 @@ from openenv.core.errors import OpenEnvError
 from openenv.core.registry import Manifest
 from openenv.server.context import ServerContext
 from openenv.server.sessions import Session
-from openenv.web.stage.html import stage_html
+from openenv.web.stage import messages
 
 if TYPE_CHECKING:
     from openenv.web.stage.controller import Controller
@@ -64,14 +64,14 @@ class PlaygroundAPI:
         """The visitor's tab (raises gr.Error when the page has no live tab)."""
         tab = self._controller.tabs.by_hash(request.session_hash)
         if tab is None or not tab.authorized:
-            raise gr.Error("This page has no session: reload it (and enter the token if asked).")
+            raise gr.Error(messages.GONE)
         return tab
 
     async def session(self, request: gr.Request) -> Session:
         """The visitor's session, reset into a fresh episode first if it had expired."""
         tab = self.tab(request)
         if tab.session is None and not await self._controller.reset(tab, {}):
-            raise gr.Error(tab.message)
+            raise gr.Error(tab.notice.text)
         assert tab.session is not None
         return tab.session
 
@@ -88,19 +88,19 @@ class PlaygroundAPI:
         tab = self.tab(request)
         data = action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
         if not await self._controller.step(tab, data):
-            raise gr.Error(tab.message)
-        return (tab.last_response or {}).get("data", {})
+            raise gr.Error(tab.notice.text)
+        return (tab.episode.last_response or {}).get("data", {})
 
     async def reset(self, request: gr.Request, **options: Any) -> dict[str, Any]:
         """Start a new episode with the environment's reset options."""
         tab = self.tab(request)
         if not await self._controller.reset(tab, options):
-            raise gr.Error(tab.message)
-        return (tab.last_response or {}).get("data", {})
+            raise gr.Error(tab.notice.text)
+        return (tab.episode.last_response or {}).get("data", {})
 
     async def stage_html(self, request: gr.Request) -> str:
         """The main view, redrawn from the environment's current state."""
         tab = self.tab(request)
         if tab.session is not None:
             await self._controller.redraw(tab)
-        return stage_html(tab)
+        return self._controller.html(tab)

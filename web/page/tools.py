@@ -8,8 +8,8 @@ their kind and message). ``code_tab(api)``: a Python editor with a Run button an
 the visitor's episode: it shows in the episode log with its reward.
 
 Every tool environment (an ``MCPEnvironment``) gets the Tools tab without asking: the page
-selects it first (web/blocks.py). ``code_tab`` is wired from a server app (Gradio is imported
-only when the page is built)::
+selects it first (:mod:`openenv.web.page.blocks`). ``code_tab`` is wired from a server app
+(Gradio is imported only when the page is built)::
 
     def playground_tab(api):
         from openenv.web.page.tools import code_tab
@@ -28,8 +28,9 @@ from typing import Any
 import gradio as gr
 
 from openenv.core.mcp import Tool, is_mcp_environment
-from openenv.web.page import forms
+from openenv.web import forms
 from openenv.web.page.extension import PlaygroundAPI
+from openenv.web.page.widgets import widget
 
 CODE_EXAMPLE = "x = 5 + 3\nprint(f'Result: {x}')"
 
@@ -52,7 +53,7 @@ def tools_tab(api: PlaygroundAPI) -> None:
     for tool in tools:
         with gr.Group(visible=tool is first, elem_id=f"oe-tool-form-{tool.name}") as group:
             specs = forms.fields_from_schema(tool.input_schema)
-            inputs = [_input(tool.name, spec, tool.input_schema) for spec in specs]
+            inputs = [widget(spec, f"oe-arg-{tool.name}-{spec.name}") for spec in specs]
             if not specs:
                 gr.Markdown("_This tool takes no arguments._")
         forms_by_tool[tool.name] = (group, specs, inputs)
@@ -89,46 +90,6 @@ def _tools(api: PlaygroundAPI) -> list[Tool]:
 
 def _about(tool: Tool) -> str:
     return f"**{tool.name}**: {tool.description}"
-
-
-def _input(tool: str, spec: forms.FieldSpec, schema: dict[str, Any]) -> Any:
-    common = {
-        "label": spec.label,
-        "info": spec.hint() or None,
-        "elem_id": f"oe-arg-{tool}-{spec.name}",
-    }
-    value = forms.initial_value(spec)
-    if spec.kind == "enum":
-        return gr.Dropdown(choices=[str(c) for c in spec.choices], value=value, **common)
-    if spec.kind == "bool":
-        return gr.Checkbox(value=value, **common)
-    if spec.kind in ("int", "number"):
-        return gr.Number(value=value, precision=0 if spec.kind == "int" else None, **common)
-    if spec.kind == "string":
-        return gr.Textbox(value=value, **common)
-    example = json.dumps(example_value(schema["properties"].get(spec.name, {})))
-    if spec.required and not value:
-        value = example
-    return gr.Textbox(value=value, lines=3, placeholder=example, **common)
-
-
-def example_value(schema: dict[str, Any], depth: int = 0) -> Any:
-    """A small value of the shape ``schema`` describes (the skeleton a JSON field starts from)."""
-    if "default" in schema:
-        return schema["default"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    options = schema.get("anyOf") or schema.get("oneOf")
-    if options:
-        return example_value(next((o for o in options if o.get("type") != "null"), {}), depth)
-    kind = schema.get("type")
-    if kind == "object" and depth < 4:
-        props = schema.get("properties", {})
-        required = schema.get("required", list(props))
-        return {name: example_value(props[name], depth + 1) for name in required if name in props}
-    if kind == "array" and depth < 4:
-        return [example_value(schema.get("items", {}), depth + 1)]
-    return {"string": "", "integer": 0, "number": 0.0, "boolean": False}.get(kind or "")
 
 
 def result_html(data: dict[str, Any]) -> str:

@@ -1,18 +1,18 @@
 """The fast shell: the playground usable before Gradio's JavaScript bundle arrives.
 
-Gradio's page is an empty ``<gradio-app>`` until its bundle has loaded, parsed and asked the server
-for its first state (about a second on a small machine). Its ``head=`` markup cannot help: it
-travels in the page config and is inserted by that same bundle. So ``mount_shell`` rewrites the HTML
-Gradio serves at ``{path}/``: right after ``<body>`` comes a small self-contained shell (inline
-HTML, CSS and script, no request of its own) with the header, a real Reset button and the stage
-(web/stage.py), laid over the page Gradio is still building.
+Gradio's page is an empty ``<gradio-app>`` until its bundle has loaded, parsed and asked the
+server for its first state (about a second on a small machine). Its ``head=`` markup cannot help:
+it travels in the page config and is inserted by that same bundle. So ``mount_shell`` rewrites
+the HTML Gradio serves at ``{path}/``: right after ``<body>`` comes a small self-contained shell
+(inline HTML, CSS and script, no request of its own) with the header, a real Reset button and
+the stage (:mod:`openenv.web.stage.html`), laid over the page Gradio is still building.
 
-Its Reset and action buttons call the JSON routes of :mod:`openenv.web.shell.routes` through the
-same :class:`~openenv.web.stage.controller.Controller` as the Gradio page. The tab key lives in
-``sessionStorage`` (one per browser tab); Gradio's load event hands it to ``on_load``, which adopts
-that tab (see :func:`openenv.web.shell.routes.adopt`), and the shell steps aside once Gradio's stage
-is drawn. On a server with an API token the shell's Reset stays disabled: the token form comes with
-Gradio.
+The shell's stage is the Gradio page's: the same script (``assets/stage.js``) calling the same
+routes (:mod:`openenv.web.stage.api`) through the same controller. The tab key lives in
+``sessionStorage`` (one per browser tab); Gradio's load event hands it to the page, which adopts
+that tab (:meth:`~openenv.web.stage.controller.Controller.adopt`), and the shell steps aside once
+Gradio's stage is drawn. On a server with an API token the shell's Reset stays disabled: the
+token form comes with Gradio.
 """
 
 from __future__ import annotations
@@ -28,19 +28,19 @@ from starlette.routing import get_route_path
 
 from openenv.server.context import ServerContext
 from openenv.web.page.blocks import header_html
+from openenv.web.stage import messages
 from openenv.web.stage.html import stage_html
 from openenv.web.stage.tabs import WebTab
 from openenv.web.static import asset
 
 SHELL_ID = "oe-shell"
-LOCKED_NOTE = "This server is protected: its token form appears as the page finishes loading."
 
 
 def shell_html(ctx: ServerContext) -> str:
     """The shell's markup, styles and script, for the top of the page's ``<body>``."""
     locked = ctx.token is not None
     empty = WebTab(key="", session_hash=None, authorized=not locked)
-    note = html.escape(LOCKED_NOTE) if locked else ""
+    note = html.escape(messages.LOCKED_SHELL) if locked else ""
     css = asset("shell.css")
     return (
         f'<div id="{SHELL_ID}"><style>{asset("playground.css")}{css}{forced_dark_rule(css)}</style>'
@@ -52,7 +52,7 @@ def shell_html(ctx: ServerContext) -> str:
         "↺ Reset</button>"
         f'<div class="oe-shell-msg" role="status">{note}</div></div>'
         f'<div class="oe-shell-stage">{stage_html(empty)}</div></div></div>'
-        f"<script>{{{asset('keys.js')}{asset('shell.js')}}}</script></div>"  # keys.js block-scoped
+        f"<script>{{{asset('stage.js')}{asset('shell.js')}}}</script></div>"  # block-scoped
     )
 
 

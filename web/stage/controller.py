@@ -1,5 +1,7 @@
-"""What the playground does with a visitor's session, without any Gradio: open, reset, step,
-draw, close. Every failure becomes a message on the tab and leaves the episode as it was.
+"""What the playground does with a visitor's session, without any Gradio: open, reset, act,
+draw, close. Every front end (the fast shell, the Gradio page, the Tools and Code tabs, an
+environment's own tab) goes through it, and it is the only writer of a tab's state. Every
+failure becomes the tab's notice and leaves the episode as it was.
 """
 
 from __future__ import annotations
@@ -20,11 +22,16 @@ from openenv.core.errors import (
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
 from openenv.core.views import ActionChoice, ActionSliders
 from openenv.server.context import ServerContext
+from openenv.server.sessions import SessionManager
+from openenv.web import forms
 from openenv.web.drawing import picture, to_html
 from openenv.web.episode.steps import set_fields
-from openenv.web.stage.tabs import TabRegistry, WebTab
+from openenv.web.stage import messages
+from openenv.web.stage.html import stage_html
+from openenv.web.stage.tabs import Episode, TabRegistry, WebTab
 
 SESSION_KIND = "web"
+TAB_CLOSED = "browser tab closed"
 
 
 class Controller:
@@ -33,17 +40,42 @@ class Controller:
     def __init__(self, ctx: ServerContext) -> None:
         self.ctx = ctx
         self.tabs = TabRegistry()
+        # An action typed on the stage itself (a word, a number), when the action is one.
+        self.typed = forms.stage_fields(ctx.action_cls)
 
     @property
-    def manager(self):
+    def manager(self) -> SessionManager:
         return self.ctx.manager
+
+    def html(self, tab: WebTab) -> str:
+        """The tab's whole stage, as every front end draws it."""
+        return stage_html(tab, self.typed)
 
     # -- tabs and sessions -----------------------------------------------------------------
 
     def new_tab(self, session_hash: str | None) -> WebTab:
         tab = self.tabs.create(session_hash, authorized=self.ctx.token is None)
         if not tab.authorized:
-            tab.say("This server is protected: enter its API token to start.", "info")
+            tab.say(messages.LOCKED, "info")
+        return tab
+
+    def tab(self, key: Any) -> WebTab | None:
+        """The authorized tab a stage call names by its key, if it is still open."""
+        tab = self.tabs.by_key(key)
+        return tab if tab is not None and tab.authorized else None
+
+    def adopt(self, key: Any, session_hash: str | None) -> WebTab | None:
+        """The fast shell's tab ``key``, now the Gradio page ``session_hash``'s; ``None`` when
+        the key is unknown, its session closed, or another page adopted it already."""
+        tab = self.tab(key)
+        if tab is None or not session_hash:
+            return None
+        if tab.session_hash is not None:
+            return tab if tab.session_hash == session_hash else None
+        if tab.session is None or tab.session.closed:
+            self.tabs.remove(tab)
+            return None
+        self.tabs.attach(tab, session_hash)
         return tab
 
     def unlock(self, tab: WebTab, token: str | None) -> bool:
@@ -53,7 +85,7 @@ class Controller:
         if expected is None or hmac.compare_digest(given.encode(), expected.encode()):
             tab.authorized = True
             return True
-        tab.say("That token is not this server's API token (OPENENV_API_TOKEN).", "error")
+        self._say(tab, messages.WRONG_TOKEN, "error")
         return False
 
     async def close(self, tab: WebTab) -> None:
@@ -61,7 +93,7 @@ class Controller:
         self.tabs.remove(tab)
         session, tab.session = tab.session, None
         if session is not None:
-            await self.manager.close(session.id, "browser tab closed")
+            await self.manager.close(session.id, TAB_CLOSED)
 
     async def _ensure_session(self, tab: WebTab) -> bool:
         if tab.session is not None and not tab.session.closed:
@@ -69,10 +101,10 @@ class Controller:
         try:
             session = await self.manager.open(SESSION_KIND)
         except CapacityReached as exc:
-            tab.say(f"The server is full: {exc.message}. Press Reset to try again.", "error")
+            self._say(tab, messages.full(exc.message), "error")
             return False
         except OpenEnvError as exc:
-            tab.say(f"Could not start the environment: {exc.message}", "error")
+            self._say(tab, messages.cannot_start(exc.message), "error")
             return False
         session.on_close.append(lambda reason, tab=tab: self._ended(tab, reason))
         tab.session, tab.ended = session, None
@@ -80,8 +112,10 @@ class Controller:
 
     def _ended(self, tab: WebTab, reason: str) -> None:
         tab.session = None
-        if reason != "browser tab closed":
+        if reason != TAB_CLOSED:
             tab.ended = reason
+        if tab.session_hash is None:  # a shell tab no Gradio page adopted: nobody else frees it
+            self.tabs.remove(tab)
 
     # -- episode ---------------------------------------------------------------------------
 
@@ -92,14 +126,13 @@ class Controller:
             if not await self._ensure_session(tab):
                 return False
             try:
-                obs = await self.manager.reset(session_of(tab), **options)
+                obs = await self.manager.reset(_session(tab), **options)
             except OpenEnvError as exc:
                 self._refused(tab, exc, "Reset")
                 return False
-            tab.episode = type(tab.episode)(reset_kwargs=dict(options))
-            tab.last_action = None
+            tab.episode = Episode(reset_kwargs=dict(options))
             await self._observe(tab, obs)
-            tab.say("New episode started." if not tab.done else "The episode ended on reset.")
+            self._say(tab, messages.ENDED_ON_RESET if tab.done else messages.STARTED)
             return True
 
     async def step(self, tab: WebTab, action: dict[str, Any], label: str | None = None) -> bool:
@@ -112,9 +145,9 @@ class Controller:
             return False
         async with tab.lock:
             if tab.session is None:
-                tab.say(self._no_session_message(tab), "error")
+                self._say(tab, self._no_session_message(tab), "error")
                 return False
-            legal = tab.legal  # the buttons this action was chosen from
+            legal = tab.shows.legal  # the buttons this action was chosen from
             try:
                 typed = model_from_wire(action, self.ctx.action_cls)
                 obs, drawn = await self._step_and_draw(tab, typed)
@@ -122,16 +155,16 @@ class Controller:
                 self._refused(tab, exc, "Step")
                 return False
             payload = typed.model_dump(mode="json")
-            tab.last_action = payload
+            tab.episode.last_action = payload
             if label is None:
                 label = _label_of(payload, legal)
             await self._observe(tab, obs, action=payload, drawn=drawn, label=label)
-            tab.say("The episode is over: press Reset to play again." if tab.done else "")
+            self._say(tab, messages.OVER if tab.done else "")
             return True
 
     async def _step_and_draw(self, tab: WebTab, action: Any) -> tuple[Any, Any]:
         """Step, render and list legal actions in one worker-thread hop (sync environments)."""
-        session = session_of(tab)
+        session = _session(tab)
         if session.env is not None and overrides(type(session.env), "step_async"):
             return await self.manager.step(session, action), None
 
@@ -141,9 +174,12 @@ class Controller:
         return await self.manager.run(session, run)
 
     async def press(self, tab: WebTab, data: dict[str, Any]) -> bool:
-        """What the stage sent: ``{"index": i}`` (a button) or ``{"values": [...]}`` (sliders)."""
+        """What the stage sent: ``{"index": i}`` (a button), ``{"values": [...]}`` (sliders) or
+        ``{"fields": {...}}`` (the action typed on the stage)."""
         if "values" in data:
             return await self.slide(tab, data["values"])
+        if "fields" in data:
+            return await self.typed_step(tab, data["fields"])
         return await self.act(tab, data.get("index"))
 
     async def act(self, tab: WebTab, index: Any) -> bool:
@@ -155,16 +191,28 @@ class Controller:
 
     async def slide(self, tab: WebTab, values: Any) -> bool:
         """Step with the sliders at ``values``; they stay there for the next step."""
-        sliders = tab.sliders
+        sliders = tab.shows.sliders
         if sliders is None:
-            tab.say("There are no sliders now: use the buttons or the action form.", "error")
+            self._say(tab, messages.NO_SLIDERS, "error")
             return False
         try:
             action = sliders.action_for(values)
         except ValueError as exc:
-            tab.say(f"Step refused, nothing changed: {exc}", "error")
+            self._say(tab, messages.refused("Step", str(exc)), "error")
             return False
-        tab.slider_values = [float(v) for v in values]
+        tab.shows.slider_values = [float(v) for v in values]
+        return await self.step(tab, action)
+
+    async def typed_step(self, tab: WebTab, fields: Any) -> bool:
+        """Step with the action the visitor typed on the stage (text read by the form rules)."""
+        if not self.typed or not isinstance(fields, dict):
+            self._say(tab, messages.NOTHING_TYPED, "error")
+            return False
+        values = [fields.get(spec.name) for spec in self.typed]
+        action, errors = forms.parse_values(self.typed, values)
+        if errors:
+            self._say(tab, messages.refused("Step", "; ".join(errors)), "error")
+            return False
         return await self.step(tab, action)
 
     async def random_step(self, tab: WebTab, held: Any = None) -> bool:
@@ -172,21 +220,20 @@ class Controller:
         legal action; ``held`` values ("hold during autoplay") are stepped as the sliders'."""
         if held is not None:
             return await self.slide(tab, held)
-        if tab.sliders is not None:
-            return await self.step(tab, tab.sliders.action_for(tab.sliders.sample(random)))
-        if not tab.legal:
-            tab.say(
-                "Autoplay needs legal actions or sliders, and this environment offers neither.",
-                "error",
-            )
+        shows = tab.shows
+        if shows.sliders is not None:
+            return await self.step(tab, shows.sliders.action_for(shows.sliders.sample(random)))
+        if not shows.legal:
+            self._say(tab, messages.NO_AUTOPLAY, "error")
             return False
-        choice = random.choice(tab.legal)
+        choice = random.choice(shows.legal)
         return await self.step(tab, _action_dict(choice), choice.label)
 
     def _choice(self, tab: WebTab, index: Any) -> ActionChoice | None:
-        if isinstance(index, int) and 0 <= index < len(tab.legal):
-            return tab.legal[index]
-        tab.say("That action is no longer available; pick one of the buttons shown.", "error")
+        legal = tab.shows.legal
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal):
+            return legal[index]
+        self._say(tab, messages.NO_LONGER_LEGAL, "error")
         return None
 
     async def state(self, tab: WebTab) -> dict[str, Any] | None:
@@ -209,13 +256,14 @@ class Controller:
         label: str | None = None,
     ) -> None:
         payload = observation_to_wire(obs)
-        tab.last_response = {"type": "observation", "data": payload}
-        tab.observation, tab.done = payload["observation"], bool(payload["done"])
+        episode = tab.episode
+        episode.last_response = {"type": "observation", "data": payload}
+        episode.observation, episode.done = payload["observation"], bool(payload["done"])
         if action is not None:
             step = {"action": action, **{k: payload[k] for k in ("observation", "reward", "done")}}
             if label:
                 step["label"] = label
-            tab.episode.steps.append(step)
+            episode.steps.append(step)
         await self._draw(tab, drawn=drawn)
 
     async def _draw(self, tab: WebTab, record: bool = True, drawn: Any = None) -> None:
@@ -225,17 +273,18 @@ class Controller:
                 raise SessionNotFound("the session closed while drawing")
             view, legal, sliders = drawn or await self.manager.call(session, _drawing)
         except OpenEnvError as exc:
-            tab.say(f"The environment failed to draw itself: {exc.message}", "error")
+            self._say(tab, messages.draw_failed(exc.message), "error")
             view, legal, sliders = None, [], None
-        tab.view, tab.legal = view, list(legal or [])
-        if sliders != tab.sliders:  # another task or space: the sliders start afresh
-            tab.slider_values = [] if sliders is None else sliders.start
-        tab.sliders = sliders
+        shows = tab.shows
+        shows.view, shows.legal = view, list(legal or [])
+        if sliders != shows.sliders:  # another task or space: the sliders start afresh
+            shows.slider_values = [] if sliders is None else sliders.start
+        shows.sliders = sliders
         shown = picture(view) if view is not None else None
-        tab.view = view
-        tab.view_html = shown.html() if shown is not None else to_html(None, tab.observation)
+        shows.html = shown.html() if shown is not None else to_html(None, tab.episode.observation)
         if record:
             tab.episode.record_frame(shown)
+        tab.version += 1
 
     async def redraw(self, tab: WebTab) -> None:
         """Draw the environment again (after a change made outside step and reset)."""
@@ -243,24 +292,26 @@ class Controller:
             if tab.session is not None:
                 await self._draw(tab, record=False)
 
+    def _say(self, tab: WebTab, text: str, kind: str = "info") -> None:
+        tab.say(text, kind)
+        tab.version += 1
+
     def _refused(self, tab: WebTab, exc: OpenEnvError, what: str) -> None:
         if isinstance(exc, SessionNotFound):
             tab.session = None
-            tab.say(self._no_session_message(tab), "error")
+            self._say(tab, self._no_session_message(tab), "error")
         elif isinstance(exc, ResetNeeded):
-            tab.say(f"{exc.message}. Press Reset.", "error")
+            self._say(tab, messages.reset_needed(exc.message), "error")
         elif isinstance(exc, InvalidAction):
-            tab.say(f"{what} refused, nothing changed: {exc.message}", "error")
+            self._say(tab, messages.refused(what, exc.message), "error")
         else:
-            tab.say(f"{what} failed, nothing changed: {exc.message}", "error")
+            self._say(tab, messages.failed(what, exc.message), "error")
 
     def _no_session_message(self, tab: WebTab) -> str:
-        if tab.ended:
-            return f"Session expired ({tab.ended}): press Reset to start a new one."
-        return "No session yet: press Reset to start an episode."
+        return messages.expired(tab.ended) if tab.ended else messages.NO_SESSION
 
 
-def session_of(tab: WebTab) -> Any:
+def _session(tab: WebTab) -> Any:
     """The tab's session, or SessionNotFound when the tab closed meanwhile."""
     if tab.session is None:
         raise SessionNotFound("this tab's session was closed")

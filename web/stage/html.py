@@ -1,14 +1,18 @@
-"""The stage: the environment's view, its action buttons, the message line and the episode panel
-(return, reward chart, step log, downloads), as one HTML fragment the page swaps in at once.
+"""The stage: the environment's view, its action buttons, sliders or typed action, the message
+line and the episode panel (return, reward chart, step log, downloads), as one HTML fragment
+the page swaps in at once. ``data-version`` grows with every change, so the page never draws an
+older stage over a newer one (``assets/stage.js``).
 """
 
 from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from openenv.web.episode.steps import action_text
+from openenv.web.forms import FieldSpec
 from openenv.web.rewards.sparkline import reward_chart_svg
 from openenv.web.stage.tabs import WebTab
 
@@ -23,14 +27,16 @@ _KEY_NAMES = {
 }
 
 
-def stage_html(tab: WebTab) -> str:
-    """The whole stage for a tab (the page's JS reads ``data-tab`` to call the server)."""
+def stage_html(tab: WebTab, typed: Sequence[FieldSpec] = ()) -> str:
+    """The whole stage for a tab (the page's JS reads ``data-tab`` to call the server);
+    ``typed``: the fields of an action typed on the stage (when there are no buttons)."""
+    shows = tab.shows
     return (
-        f'<div class="oe-stage" data-tab="{html.escape(tab.key)}" '
+        f'<div class="oe-stage" data-tab="{html.escape(tab.key)}" data-version="{tab.version}" '
         f'data-done="{int(tab.done)}" data-steps="{len(tab.episode.steps)}" '
-        f'data-autoplay="{int(bool(tab.legal or tab.sliders or tab.done))}">'
-        f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_sliders(tab)}{_message(tab)}'
-        "</section>"
+        f'data-autoplay="{int(bool(shows.legal or shows.sliders or tab.done))}">'
+        f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_sliders(tab)}'
+        f"{_typed(tab, typed)}{_message(tab)}</section>"
         f'<aside class="oe-side">{episode_panel(tab)}</aside></div>'
     )
 
@@ -38,15 +44,16 @@ def stage_html(tab: WebTab) -> str:
 def quick_update(tab: WebTab) -> dict[str, Any]:
     """What autoplay needs per frame: the view and the counters, without the episode panel."""
     return {
-        "view": tab.view_html or _placeholder(tab),
+        "version": tab.version,
+        "view": tab.shows.html or _placeholder(tab),
         "steps": len(tab.episode.steps),
         "total": _num(tab.episode.total),
-        "message": tab.message,
+        "message": tab.notice.text,
     }
 
 
 def _view(tab: WebTab) -> str:
-    body = tab.view_html or _placeholder(tab)
+    body = tab.shows.html or _placeholder(tab)
     return f'<div class="oe-view" aria-live="polite">{body}</div>'
 
 
@@ -56,7 +63,7 @@ def _placeholder(tab: WebTab) -> str:
 
 
 def _buttons(tab: WebTab) -> str:
-    if not tab.legal:
+    if not tab.shows.legal:
         return ""
     disabled = " disabled" if tab.done or tab.session is None else ""
     buttons = "".join(
@@ -70,7 +77,7 @@ def _buttons(tab: WebTab) -> str:
             else ""
         )
         + "</button>"
-        for i, choice in enumerate(tab.legal)
+        for i, choice in enumerate(tab.shows.legal)
     )
     return f'<div class="oe-actions" role="toolbar" aria-label="legal actions">{buttons}</div>'
 
@@ -81,11 +88,12 @@ def _sliders(tab: WebTab) -> str:
     With "hold" ticked, autoplay sends the sliders' values (moved while it plays) instead of
     random ones. Arrow keys move a focused slider, Enter steps.
     """
-    sliders = tab.sliders
+    sliders = tab.shows.sliders
     if sliders is None:
         return ""
     disabled = " disabled" if tab.done or tab.session is None else ""
-    values = tab.slider_values if len(tab.slider_values) == len(sliders.sliders) else sliders.start
+    held = tab.shows.slider_values
+    values = held if len(held) == len(sliders.sliders) else sliders.start
     names = [html.escape(s.label) for s in sliders.sliders]
     rows = "".join(
         f'<label class="oe-slider"><span title="{name}">{name}</span>'
@@ -105,23 +113,52 @@ def _sliders(tab: WebTab) -> str:
     )
 
 
+def _typed(tab: WebTab, typed: Sequence[FieldSpec]) -> str:
+    """The action typed on the stage (a word, a number): one box per field and Send, when the
+    environment offers no buttons and no sliders now. Enter sends (Ctrl+Enter in a text area)."""
+    shows = tab.shows
+    if not typed or shows.legal or shows.sliders is not None:
+        return ""
+    disabled = " disabled" if tab.done or tab.session is None else ""
+    boxes = "".join(_typed_box(spec, disabled, first=i == 0) for i, spec in enumerate(typed))
+    return (
+        f'<form class="oe-typed" autocomplete="off" aria-label="type an action">{boxes}'
+        f'<button type="submit" class="oe-typed-send"{disabled}>Send ⏎</button></form>'
+    )
+
+
+def _typed_box(spec: FieldSpec, disabled: str, first: bool) -> str:
+    name = html.escape(spec.name)
+    hint = html.escape(spec.description or spec.name)
+    focus = " autofocus" if first else ""
+    common = f'data-field="{name}" placeholder="{hint}" title="{hint}"{disabled}{focus}'
+    if spec.multiline:
+        box = f'<textarea rows="5" spellcheck="false" {common}></textarea>'
+    else:
+        kind = "number" if spec.kind in ("int", "number") else "text"
+        step = ' step="1"' if spec.kind == "int" else (' step="any"' if kind == "number" else "")
+        box = f'<input type="{kind}"{step} {common}>'
+    return f'<label class="oe-typed-field"><span>{name}</span>{box}</label>'
+
+
 def _message(tab: WebTab) -> str:
-    if not tab.message and (tab.sliders is not None or any(choice.key for choice in tab.legal)):
+    shows, notice = tab.shows, tab.notice
+    if not notice.text and (shows.sliders is not None or any(c.key for c in shows.legal)):
         return f'<div class="oe-msg oe-hint">{_key_hint(tab)}</div>'
-    role = ' role="alert"' if tab.message_kind == "error" else ""
-    text = html.escape(tab.message)
-    return f'<div class="oe-msg oe-msg-{tab.message_kind}"{role}>{text}</div>'
+    role = ' role="alert"' if notice.kind == "error" else ""
+    text = html.escape(notice.text)
+    return f'<div class="oe-msg oe-msg-{notice.kind}"{role}>{text}</div>'
 
 
 def _key_hint(tab: WebTab) -> str:
-    keys = [choice.key for choice in tab.legal if choice.key]
+    keys = [choice.key for choice in tab.shows.legal if choice.key]
     shown = " ".join(f"<kbd>{html.escape(_KEY_NAMES.get(k, k))}</kbd>" for k in keys)
     arrows = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"} & set(keys)
     hints = []
     if keys:
         wasd = " or <kbd>W</kbd><kbd>A</kbd><kbd>S</kbd><kbd>D</kbd>" if arrows else ""
         hints.append(f"Keyboard: {shown}{wasd}")
-    if tab.sliders is not None:
+    if tab.shows.sliders is not None:
         hints.append("on a slider, <kbd>←</kbd><kbd>→</kbd> move it and <kbd>⏎</kbd> steps")
     text = " · ".join(hints)
     return text[:1].upper() + text[1:]

@@ -1,4 +1,5 @@
-"""Forms generated from JSON schemas: the action form and the reset options.
+"""Forms generated from JSON schemas: the action form, the reset options, tool arguments and
+the typed action on the stage (one description of a field, :class:`FieldSpec`, for all).
 
 :func:`fields_from_schema` turns a pydantic model's JSON schema into :class:`FieldSpec` objects
 (enums become choices, booleans checkboxes, numbers keep their bounds, strings text boxes, or
@@ -39,6 +40,8 @@ class FieldSpec:
     maximum: float | None = None
     exclusive: tuple[bool, bool] = (False, False)
     json_type: str | None = None  # "array" or "object" for JSON fields
+    multiline: bool = False  # a string written over several lines (``format: textarea``)
+    example: Any = None  # a value of the field's shape, for JSON fields (what to start from)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -61,14 +64,23 @@ class FieldSpec:
         return " · ".join(parts)
 
 
-def fields_from_schema(schema: dict[str, Any], skip: Sequence[str] = ()) -> list[FieldSpec]:
-    """Form fields for the properties of an object schema (``$ref`` and ``anyOf`` resolved)."""
+# Wire plumbing every action inherits, never offered to people as something to act on.
+PLUMBING = ("metadata",)
+STAGE_KINDS = ("string", "int", "number")  # what the stage's typed action takes
+MAX_STAGE_FIELDS = 3
+
+
+def fields_from_schema(schema: dict[str, Any], skip: Sequence[str] = PLUMBING) -> list[FieldSpec]:
+    """Form fields for the properties of an object schema (``$ref`` and ``anyOf`` resolved),
+    without the wire's plumbing (``metadata``)."""
     defs = schema.get("$defs", {})
     required = set(schema.get("required", []))
     props = schema.get("properties", {})
-    # The free-form ``metadata`` every action inherits goes last: the env's own fields come first.
-    names = sorted((n for n in props if n not in skip), key=lambda n: n == "metadata")
-    return [field_from_schema(name, props[name], defs, name in required) for name in names]
+    return [
+        field_from_schema(name, props[name], defs, name in required)
+        for name in props
+        if name not in skip
+    ]
 
 
 def fields_from_model(model: Any) -> list[FieldSpec]:
@@ -83,6 +95,15 @@ def fields_from_model(model: Any) -> list[FieldSpec]:
         else spec
         for spec in fields_from_schema(model.model_json_schema())
     ]
+
+
+def stage_fields(model: Any) -> list[FieldSpec]:
+    """The fields of an action typed on the stage itself (a word, a number, an answer): its
+    fields when there are a few and each is text or a number, else none."""
+    specs = fields_from_model(model)
+    if not 0 < len(specs) <= MAX_STAGE_FIELDS or any(s.kind not in STAGE_KINDS for s in specs):
+        return []
+    return specs
 
 
 def field_from_schema(
@@ -112,8 +133,29 @@ def field_from_schema(
     if kind == "string":
         examples = resolved.get("examples")
         suggestions = tuple(map(str, examples)) if isinstance(examples, list) else ()
-        return FieldSpec(kind="string", suggestions=suggestions, **common)
-    return FieldSpec(kind="json", json_type=kind if kind in ("array", "object") else None, **common)
+        multiline = resolved.get("format") == "textarea"
+        return FieldSpec(kind="string", suggestions=suggestions, multiline=multiline, **common)
+    json_type = kind if kind in ("array", "object") else None
+    return FieldSpec(kind="json", json_type=json_type, example=example_value(resolved), **common)
+
+
+def example_value(schema: dict[str, Any], depth: int = 0) -> Any:
+    """A small value of the shape ``schema`` describes (the skeleton a JSON field starts from)."""
+    if "default" in schema:
+        return schema["default"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        return example_value(next((o for o in options if o.get("type") != "null"), {}), depth)
+    kind = schema.get("type")
+    if kind == "object" and depth < 4:
+        props = schema.get("properties", {})
+        required = schema.get("required", list(props))
+        return {name: example_value(props[name], depth + 1) for name in required if name in props}
+    if kind == "array" and depth < 4:
+        return [example_value(schema.get("items", {}), depth + 1)]
+    return {"string": "", "integer": 0, "number": 0.0, "boolean": False}.get(kind or "")
 
 
 def _resolve(prop: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:

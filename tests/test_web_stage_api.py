@@ -1,5 +1,6 @@
-"""The fast shell without a browser: the page Gradio serves carries it, its JSON routes drive
-sessions through the playground's controller, and Gradio adopts only a tab nobody else owns."""
+"""The stage's API without a browser: the page Gradio serves carries the fast shell, the stage
+routes (one API for the shell and the Gradio page) drive sessions through the playground's
+controller, and Gradio adopts only a tab nobody else owns."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from grid_world_env.server.environment import GridWorldEnvironment
 
 from openenv.server import create_app
 from openenv.web.shell.markup import SHELL_ID, insert_after_body_tag
-from openenv.web.shell.routes import GONE, LOCKED, adopt
+from openenv.web.stage.messages import GONE, LOCKED_SHELL
 
 
 @pytest.fixture(scope="module")
@@ -47,68 +48,68 @@ def test_insert_after_body_tag_leaves_a_page_without_body_alone():
 
 
 def test_open_act_reset_close_drive_one_counted_session(small):
-    opened = small.post("/web/shell/open", json={}).json()
+    opened = small.post("/web/stage/open", json={}).json()
     assert opened["ok"] and 'data-steps="0"' in opened["html"]
     key = opened["tab"]
     assert web_sessions(small) == 1
-    moved = small.post("/web/shell/act", json={"tab": key, "index": 1}).json()  # Down
+    moved = small.post("/web/stage/act", json={"tab": key, "index": 1}).json()  # Down
     assert moved["ok"] and 'data-steps="1"' in moved["html"] and not moved["done"]
-    again = small.post("/web/shell/reset", json={"tab": key}).json()
+    again = small.post("/web/stage/reset", json={"tab": key}).json()
     assert again["ok"] and 'data-steps="0"' in again["html"] and "tab" not in again
     assert web_sessions(small) == 1
-    assert small.post("/web/shell/close", content=f'{{"tab": "{key}"}}').status_code == 204
+    assert small.post("/web/stage/close", content=f'{{"tab": "{key}"}}').status_code == 204
     assert web_sessions(small) == 0
-    gone = small.post("/web/shell/act", json={"tab": key, "index": 0}).json()
+    gone = small.post("/web/stage/act", json={"tab": key, "index": 0}).json()
     assert gone == {"ok": False, "error": GONE}
-    reopened = small.post("/web/shell/reset", json={"tab": key}).json()
+    reopened = small.post("/web/stage/reset", json={"tab": key}).json()
     assert reopened["ok"] and reopened["tab"] != key  # a closed tab opens afresh
-    small.post("/web/shell/close", json={"tab": reopened["tab"]})
+    small.post("/web/stage/close", json={"tab": reopened["tab"]})
 
 
 def test_a_full_server_refuses_with_a_clear_message_and_keeps_no_tab(small):
-    keys = [small.post("/web/shell/open", json={}).json()["tab"] for _ in range(2)]
+    keys = [small.post("/web/stage/open", json={}).json()["tab"] for _ in range(2)]
     tabs = len(controller(small).tabs)
-    full = small.post("/web/shell/open", json={}).json()
+    full = small.post("/web/stage/open", json={}).json()
     assert not full["ok"] and "server is full" in full["error"]
     assert "tab" not in full and len(controller(small).tabs) == tabs
     for key in keys:
-        small.post("/web/shell/close", json={"tab": key})
+        small.post("/web/stage/close", json={"tab": key})
     assert web_sessions(small) == 0
 
 
 def test_an_illegal_button_index_changes_nothing(small):
-    key = small.post("/web/shell/open", json={}).json()["tab"]
-    refused = small.post("/web/shell/act", json={"tab": key, "index": 99}).json()
+    key = small.post("/web/stage/open", json={}).json()["tab"]
+    refused = small.post("/web/stage/act", json={"tab": key, "index": 99}).json()
     assert not refused["ok"] and "no longer available" in refused["error"]
     assert 'data-steps="0"' in refused["html"]
-    small.post("/web/shell/close", json={"tab": key})
+    small.post("/web/stage/close", json={"tab": key})
 
 
 def test_malformed_requests_say_what_to_send(small):
-    bad = small.post("/web/shell/act", content=b"{not json")
+    bad = small.post("/web/stage/act", content=b"{not json")
     assert bad.status_code == 400 and '{"tab": "<key>"}' in bad.json()["detail"]
-    assert small.post("/web/shell/act", json=[1, 2]).status_code == 400
+    assert small.post("/web/stage/act", json=[1, 2]).status_code == 400
 
 
 def test_gradio_adopts_a_live_shell_tab_once(small):
     ctl = controller(small)
-    key = small.post("/web/shell/open", json={}).json()["tab"]
-    tab = adopt(ctl, key, "page-a")
+    key = small.post("/web/stage/open", json={}).json()["tab"]
+    tab = ctl.adopt(key, "page-a")
     assert tab is not None and ctl.tabs.by_hash("page-a") is tab
-    assert adopt(ctl, key, "page-a") is tab  # the same page asking again
-    assert adopt(ctl, key, "page-b") is None  # another page cannot take it over
-    assert adopt(ctl, "no-such-key", "page-c") is None
-    # once adopted, the shell routes no longer drive it (the Gradio page owns it)
-    assert small.post("/web/shell/act", json={"tab": key, "index": 0}).json()["ok"] is False
-    small.post("/web/shell/close", json={"tab": key})
-    assert web_sessions(small) == 1  # close is for shell-only tabs; Gradio's unload frees it
+    assert ctl.adopt(key, "page-a") is tab  # the same page asking again
+    assert ctl.adopt(key, "page-b") is None  # another page cannot take it over
+    assert ctl.adopt("no-such-key", "page-c") is None
+    # once adopted, the page drives it through the same routes (one stage API)
+    assert small.post("/web/stage/act", json={"tab": key, "index": 1}).json()["ok"] is True
+    small.post("/web/stage/close", json={"tab": key})
+    assert web_sessions(small) == 0 and ctl.tabs.by_hash("page-a") is None
 
 
 def test_a_closed_shell_tab_is_not_adopted(small):
     ctl = controller(small)
-    key = small.post("/web/shell/open", json={}).json()["tab"]
-    small.post("/web/shell/close", json={"tab": key})
-    assert adopt(ctl, key, "page-d") is None
+    key = small.post("/web/stage/open", json={}).json()["tab"]
+    small.post("/web/stage/close", json={"tab": key})
+    assert ctl.adopt(key, "page-d") is None
 
 
 def test_a_locked_server_shows_no_working_shell_reset():
@@ -118,6 +119,6 @@ def test_a_locked_server_shows_no_working_shell_reset():
         shell = page[page.index(f'<div id="{SHELL_ID}">') : page.index("<gradio-app")]
         assert "disabled>↺ Reset</button>" in shell
         assert "token form appears" in shell
-        refused = client.post("/web/shell/open", json={}).json()
-        assert refused == {"ok": False, "error": LOCKED}
+        refused = client.post("/web/stage/open", json={}).json()
+        assert refused == {"ok": False, "error": LOCKED_SHELL}
         assert client.get("/web/sessions").json()["active"] == 0

@@ -1,0 +1,213 @@
+// The stage, in the browser: one script for the fast shell (shell.js) and the Gradio page
+// (page.js). The server puts it in front of each, in that script's own scope. It answers the
+// stage's buttons, keys, sliders and typed actions by calling the playground's stage routes
+// (stage/open, reset, act, autoplay, redraw, close next to the page: openenv/web/stage/api.py),
+// one call at a time and in the order the visitor made them, and draws each answer.
+//
+// One rule for clicks while a call runs: every click, key press or typed action waits its turn
+// (at most MAX_WAITING of them; a key held down repeats only while nothing waits). An answer
+// older than what the stage shows (data-version) is never drawn over a newer one.
+
+const MAX_WAITING = 16;
+const NO_ANSWER = "The server did not answer (%s): reload the page if this persists.";
+const TOO_MANY = "Too many actions are waiting: let the stage catch up.";
+const ALIASES = { w: "ArrowUp", a: "ArrowLeft", s: "ArrowDown", d: "ArrowRight" };
+const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
+
+// The action button under `root` that `key` presses (declared key, its letter case, or alias).
+const actionButtonFor = (root, key) => {
+  const buttons = [...root.querySelectorAll("button.oe-act[data-key]")];
+  const lower = key.length === 1 ? key.toLowerCase() : key;
+  return (
+    buttons.find((b) => b.dataset.key === key || b.dataset.key.toLowerCase() === lower) ||
+    (ALIASES[lower] && buttons.find((b) => b.dataset.key === ALIASES[lower]))
+  );
+};
+
+const sliderValues = (root) =>
+  [...root.querySelectorAll(".oe-sliders input[type=range]")].map((input) => Number(input.value));
+
+const showSliderValue = (input) => {
+  const out = input.parentElement && input.parentElement.querySelector("output");
+  if (out) out.textContent = String(Number(Number(input.value).toPrecision(4)));
+};
+
+const versionOf = (markup) => Number((/data-version="(\d+)"/.exec(markup) || [])[1] ?? -1);
+
+// The values of a typed action's form (web/stage/html.py: one input per field of the action).
+const typedFields = (form) => {
+  const fields = {};
+  for (const input of form.querySelectorAll("[data-field]")) fields[input.dataset.field] = input.value;
+  return fields;
+};
+
+// `root`: the element the stage is drawn into; `draw(html)`: put a new stage there; `onAnswer`:
+// called after each answer was drawn (the Gradio page refreshes its side panels).
+const createStage = ({ root, draw, onAnswer = () => {} }) => {
+  const base = new URL(".", location.href);
+  let queue = Promise.resolve();
+  let waiting = 0;
+  let playing = false;
+  let live = true;
+
+  const tab = () => root.querySelector("[data-tab]")?.dataset.tab || "";
+  const shown = () => Number(root.querySelector(".oe-stage")?.dataset.version ?? -1);
+
+  const say = (text) => {
+    const line = root.querySelector(".oe-msg");
+    if (!line) return;
+    line.textContent = text;
+    line.className = "oe-msg oe-msg-error";
+    line.setAttribute("role", "alert");
+  };
+
+  const post = async (route, body) => {
+    const response = await fetch(new URL("stage/" + route, base), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error("HTTP " + response.status);
+    return response.json();
+  };
+
+  // Autoplay frames: swap the view and the counters in place (no full redraw per frame).
+  const patch = (quick) => {
+    const view = root.querySelector(".oe-view");
+    const img = view && view.querySelector("img.oe-frame");
+    const next = /^<img[^>]* src="([^"]+)"[^>]*>$/.exec(quick.view);
+    if (img && next) img.src = next[1];
+    else if (view) view.innerHTML = quick.view;
+    const stage = root.querySelector(".oe-stage");
+    if (stage) Object.assign(stage.dataset, { steps: quick.steps, version: quick.version });
+    const step = root.querySelector(".oe-step");
+    if (step) step.textContent = quick.steps;
+    const total = root.querySelector(".oe-return");
+    if (total) total.textContent = quick.total;
+  };
+
+  const show = (answer) => {
+    if (!answer || !live) return answer;
+    if (answer.quick && answer.quick.version >= shown()) patch(answer.quick);
+    else if (typeof answer.html === "string" && versionOf(answer.html) >= shown()) {
+      draw(answer.html);
+    }
+    if (answer.ok === false && answer.error) say(answer.error);
+    onAnswer(answer);
+    return answer;
+  };
+
+  // Every call waits for the ones before it; its body names the tab as it is by then.
+  const call = (route, payload = {}) => {
+    if (waiting >= MAX_WAITING) {
+      say(TOO_MANY);
+      return Promise.resolve(null);
+    }
+    waiting += 1;
+    const run = () =>
+      post(route, { tab: tab(), ...payload })
+        .then(show)
+        .catch((err) => {
+          say(NO_ANSWER.replace("%s", err && err.message ? err.message : String(err)));
+          return null;
+        })
+        .finally(() => { waiting -= 1; });
+    queue = queue.then(run, run);
+    return queue;
+  };
+
+  const act = (payload) => call("act", payload);
+
+  root.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("button");
+    if (!button || button.disabled) return;
+    if (button.matches(".oe-act")) act({ index: Number(button.dataset.i) });
+    else if (button.matches(".oe-slide")) act({ values: sliderValues(root) });
+    else if (button.matches(".oe-slide-start")) {
+      for (const input of root.querySelectorAll(".oe-sliders input[type=range]")) {
+        input.value = input.dataset.start;
+        showSliderValue(input);
+      }
+    }
+  });
+  root.addEventListener("input", (event) => {
+    if (event.target.matches(".oe-sliders input[type=range]")) showSliderValue(event.target);
+  });
+  root.addEventListener("submit", (event) => {
+    const form = event.target.closest && event.target.closest("form.oe-typed");
+    if (!form) return;
+    event.preventDefault();
+    act({ fields: typedFields(form) }).then((answer) => {
+      // Drawn anew (or kept, where the page patches its markup): empty once taken, and keep
+      // the cursor in the first box for the next one.
+      const boxes = [...root.querySelectorAll("form.oe-typed [data-field]")];
+      if (answer && answer.ok) boxes.forEach((box) => { box.value = ""; });
+      if (boxes.length) boxes[0].focus();
+    });
+  });
+  root.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    const target = event.target;
+    if (target.matches(".oe-sliders input[type=range]")) {
+      event.preventDefault();
+      if (!target.disabled) act({ values: sliderValues(root) });
+    } else if (target.matches("form.oe-typed textarea") && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();  // Enter writes a new line in a text area; Ctrl+Enter sends
+      target.form.requestSubmit();
+    }
+  });
+
+  // The keys the environment declares (and WASD for arrows), anywhere on the page but in a
+  // text field. A key held down repeats only while no action waits.
+  const onKey = (event) => {
+    if (!live || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest && event.target.closest(EDITABLE)) return;
+    const button = actionButtonFor(root, event.key);
+    if (!button) return;
+    event.preventDefault();
+    if (button.disabled || playing || (event.repeat && waiting)) return;
+    act({ index: Number(button.dataset.i) });
+  };
+  document.addEventListener("keydown", onKey);
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // `hold()`: the slider values autoplay sends instead of random ones (null: random).
+  const play = async (steps, fps, hold = () => null) => {
+    if (playing) return;
+    playing = true;
+    document.body.classList.add("oe-playing");
+    const interval = 1000 / Math.max(1, Number(fps) || 10);
+    const limit = Math.max(0, Math.floor(Number(steps) || 0));
+    try {
+      for (let n = 0; playing && (limit === 0 || n < limit); n++) {
+        const started = performance.now();
+        const values = hold();
+        const answer = await call("autoplay", values ? { values } : {});
+        if (!answer || !answer.ok || answer.done) break;
+        const wait = interval - (performance.now() - started);
+        if (wait > 1) await sleep(wait);
+      }
+    } finally {
+      playing = false;
+      document.body.classList.remove("oe-playing");
+      await call("redraw");
+    }
+  };
+
+  return {
+    call,
+    act,
+    play,
+    stop: () => { playing = false; },
+    isPlaying: () => playing,
+    busy: () => waiting > 0,
+    idle: () => queue,
+    tab,
+    // Stop answering keys and drawing answers (the shell hands over to the Gradio page).
+    retire: () => {
+      live = false;
+      playing = false;
+      document.removeEventListener("keydown", onKey);
+    },
+  };
+};

@@ -1,0 +1,127 @@
+"""The stage's JSON routes, next to the playground page at ``{path}``: the one API of the stage
+script (``assets/stage.js``), for the fast shell and the Gradio page alike.
+
+- ``POST {path}/stage/open`` ``{}``: open a browser tab's session (counted against the server's
+  capacity, like every playground tab) and reset it; answers ``{"tab": key, "html", ...}``.
+  The fast shell calls it; the Gradio page opens its tab in its load event.
+- ``POST {path}/stage/reset`` ``{"tab"}``: a new episode (a tab that is gone is opened afresh,
+  with a new key).
+- ``POST {path}/stage/act`` ``{"tab", "index"}``: press a legal-action button;
+  ``{"tab", "values"}``: step with the sliders at those values; ``{"tab", "fields"}``: step with
+  the action typed on the stage.
+- ``POST {path}/stage/autoplay`` ``{"tab", "values"?}``: one random step (or the held sliders'
+  values); answers only the view and the counters (``quick``) while the episode goes on.
+- ``POST {path}/stage/redraw`` ``{"tab"}``: the stage as it stands.
+- ``POST {path}/stage/close`` ``{"tab"}``: the browser tab went away before Gradio adopted it
+  (``navigator.sendBeacon``); frees the session.
+
+Every answer is ``{"ok", "done", "html" | "quick", "error"?}`` with status 200, also for a
+refusal the visitor should read (a full server, a locked server, a closed tab, an illegal move),
+so the browser console stays clean; malformed requests get a 400 that says what to send.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import Response
+
+from openenv.web.stage import messages
+from openenv.web.stage.controller import Controller
+from openenv.web.stage.html import quick_update
+from openenv.web.stage.tabs import WebTab
+
+Answer = dict[str, Any]
+
+
+def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
+    """The stage's routes of the playground at ``path`` (see the module docstring)."""
+
+    async def open_tab(request: Request) -> Answer:
+        await _body(request)
+        return await _open(controller)
+
+    async def reset(request: Request) -> Answer:
+        tab = controller.tab((await _body(request)).get("tab"))
+        if tab is None:
+            return await _open(controller)
+        return answer(controller, tab, await controller.reset(tab, {}))
+
+    async def act(tab: WebTab, data: dict[str, Any]) -> Answer:
+        return answer(controller, tab, await controller.press(tab, data))
+
+    async def autoplay(tab: WebTab, data: dict[str, Any]) -> Answer:
+        ok = await controller.random_step(tab, data.get("values"))
+        if not ok or tab.done:
+            return answer(controller, tab, ok)
+        return {"ok": True, "done": False, "quick": quick_update(tab)}
+
+    async def redraw(tab: WebTab, data: dict[str, Any]) -> Answer:
+        await controller.redraw(tab)
+        return answer(controller, tab, True)
+
+    async def close(request: Request) -> Response:
+        tab = controller.tab((await _body(request)).get("tab"))
+        if tab is not None:
+            await controller.close(tab)
+        return Response(status_code=204)
+
+    routes: dict[str, Callable[[Request], Awaitable[Any]]] = {
+        "open": open_tab,
+        "reset": reset,
+        "act": _on_tab(controller, act),
+        "autoplay": _on_tab(controller, autoplay),
+        "redraw": _on_tab(controller, redraw),
+        "close": close,
+    }
+    for name, endpoint in routes.items():
+        app.add_api_route(
+            f"{path}/stage/{name}", endpoint, methods=["POST"], include_in_schema=False
+        )
+
+
+def answer(controller: Controller, tab: WebTab, ok: bool) -> Answer:
+    """The stage call's answer: the whole stage, and the notice when the call was refused."""
+    out: Answer = {"ok": ok, "done": tab.done, "html": controller.html(tab)}
+    if not ok:
+        out["error"] = tab.notice.text
+    return out
+
+
+def _on_tab(
+    controller: Controller, handler: Callable[[WebTab, dict[str, Any]], Awaitable[Answer]]
+) -> Callable[[Request], Awaitable[Answer]]:
+    """A route that acts on the tab its body names (the page's session is gone otherwise)."""
+
+    async def endpoint(request: Request) -> Answer:
+        data = await _body(request)
+        tab = controller.tab(data.get("tab"))
+        if tab is None:
+            return {"ok": False, "error": messages.GONE}
+        return await handler(tab, data)
+
+    return endpoint
+
+
+async def _open(controller: Controller) -> Answer:
+    if controller.ctx.token is not None:
+        return {"ok": False, "error": messages.LOCKED_SHELL}
+    tab = controller.new_tab(None)
+    if not await controller.reset(tab, {}):
+        await controller.close(tab)  # a full server: no tab left behind
+        return {"ok": False, "error": tab.notice.text, "html": controller.html(tab)}
+    return {**answer(controller, tab, True), "tab": tab.key}
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError:
+        raise HTTPException(400, 'send a JSON object such as {"tab": "<key>"}') from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, 'send a JSON object such as {"tab": "<key>"}')
+    return data
