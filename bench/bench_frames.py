@@ -11,7 +11,7 @@ Prints figures; asserts nothing. Reproduce with::
    raw ``ale-py`` in this process, ``AtariEnvironment.step`` in this process, and the typed
    ``AtariEnv`` client over ``/ws`` to a uvicorn server (one session each), blocking
    (``.sync()``) and async, per encoding; then, to show what polling gives (see
-   :mod:`openenv.core.pacing`), ``.sync()`` with the client's polling off, and against a
+   ``openenv.pacing``), ``.sync()`` with the client's polling off, and against a
    second server with the server's polling off. The ratio to the raw rate measured in the
    same run is the figure the issue asks for (target ≥ 0.5). CPU time per step is given for this
    process and for the server (read from ``/proc``): on a busy machine wall-clock rates swing,
@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from atari_env import AtariAction, AtariEnv  # noqa: E402
 from atari_env.server.environment import AtariEnvironment  # noqa: E402
 
-from openenv.client import blocking as blocking_module  # noqa: E402
+from openenv import pacing  # noqa: E402
 from openenv.core.frames import ENCODINGS, decode_frame, encode_frame  # noqa: E402
 from tests.conftest import serve  # noqa: E402
 
@@ -221,13 +221,15 @@ async def compare(
     return runs
 
 
-def no_poll(window, *args):
-    """A window of the blocking client with its busy-polling off (``OPENENV_CLIENT_SPIN_US=0``)."""
-    saved, blocking_module.SPIN_S = blocking_module.SPIN_S, 0.0
+def no_poll(window, client, *args):
+    """A window of the blocking client with its busy-polling off (its pacer plain, as with
+    ``OPENENV_CLIENT_SPIN_US=0``)."""
+    connection = client.client._ws
+    saved, connection.pacer = connection.pacer, pacing.PLAIN
     try:
-        return window(*args)
+        return window(client, *args)
     finally:
-        blocking_module.SPIN_S = saved
+        connection.pacer = saved
 
 
 def cpu_us(windows: list[Window], attr: str) -> float:

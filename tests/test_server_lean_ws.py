@@ -8,7 +8,7 @@ import asyncio
 import pytest
 import uvicorn
 
-from openenv.core import pacing
+from openenv import pacing
 from openenv.server.lean_ws import Flag, Inbox, LeanWebSocketProtocol, ws_protocol
 
 
@@ -39,34 +39,46 @@ async def test_a_cancelled_read_loses_nothing() -> None:
 def polls(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The polling budget (s) of each wait for a message; 0 when the reader slept at once."""
     budgets: list[float] = []
-    spin_budget = pacing.spin_budget
+    budget = pacing.Pacer.budget
 
-    def recording(recent_s: float | None, limit: float) -> float:
-        budgets.append(spin_budget(recent_s, limit))
+    def recording(self: pacing.Pacer) -> float:
+        budgets.append(budget(self))
         return budgets[-1]
 
-    monkeypatch.setattr(pacing, "spin_budget", recording)
-    monkeypatch.setattr(pacing, "SERVER_SPIN_S", 0.005)  # generous: a busy CI machine stalls
+    monkeypatch.setattr(pacing.Pacer, "budget", recording)
     return budgets
 
 
-async def rounds(inbox: Inbox, count: int, gap_s: float) -> None:
+class ManualClock:
+    """Time that passes only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def rounds(inbox: Inbox, clock: ManualClock, count: int, gap_s: float) -> None:
     """The server's loop: wait for a message; the client sends the next one ``gap_s`` later."""
     for n in range(count):
         reader = asyncio.ensure_future(inbox.get())
-        await asyncio.sleep(gap_s)
+        await asyncio.sleep(0)  # the reader is waiting (polling, or asleep)
+        clock.now += gap_s
         inbox.put_nowait(n)
         assert await reader == n
 
 
 async def test_a_fast_clients_next_message_is_polled_for_and_a_slow_ones_slept_for(polls) -> None:
+    clock = ManualClock()
     inbox = Inbox()
-    await rounds(inbox, 10, 0)  # a client in a tight loop
-    assert polls[0] == 0.0 and all(0 < budget <= 0.005 for budget in polls[1:])
+    inbox.pacer = pacing.Pacer(0.001, clock=clock)
+    await rounds(inbox, clock, 10, 0.00005)  # a client in a tight loop
+    assert polls[0] == 0.0 and all(0 < budget <= 0.001 for budget in polls[1:])
     polls.clear()
-    await rounds(inbox, 6, 0.05)  # 50 ms between messages: a slow client
+    await rounds(inbox, clock, 6, 0.05)  # 50 ms between messages: a slow client
     assert polls[-1] == 0.0
-    assert sum(budget > 0 for budget in polls) <= 2  # each at most 5 ms, in vain
+    assert sum(budget > 0 for budget in polls) <= 2  # each at most 1 ms, in vain
 
 
 async def test_flag_releases_every_waiter_and_a_set_flag_does_not_block() -> None:

@@ -217,3 +217,28 @@ async def test_typed_client_walks_the_grid_to_the_goal(grid: str) -> None:
         assert (result.reward, result.done) == (1.0, True)
         assert (result.observation.x, result.observation.y) == (4, 4)
         assert (await env.state()).step_count == 8
+
+
+def test_middleware_a_user_adds_sees_the_websocket_too() -> None:
+    """/ws skips the ASGI stack only while the app has no middleware of its user's."""
+    from fastapi.testclient import TestClient
+    from grid_world_env.server.environment import GridWorldEnvironment
+
+    from openenv.server import create_app
+
+    seen: list[str] = []
+
+    class Log:
+        def __init__(self, app):
+            self.app = app
+
+        async def __call__(self, scope, receive, send):
+            seen.append(f"{scope['type']} {scope.get('path')}")
+            await self.app(scope, receive, send)
+
+    app = create_app(GridWorldEnvironment, enable_web=False)
+    app.add_middleware(Log)
+    with TestClient(app) as client, client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "reset", "data": {"seed": 0}})
+        assert ws.receive_json()["type"] == "observation"
+    assert "websocket /ws" in seen

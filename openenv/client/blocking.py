@@ -15,8 +15,8 @@ answering fails at once. That thread never touches a connection while a call is 
 The connection's coroutines never suspend (the I/O is blocking), so :func:`run_now` runs the
 async client's own methods on it without an event loop.
 
-Waiting for an answer that comes within :data:`SPIN_S` (a fast environment's step), the thread
-polls the socket instead of sleeping in the kernel, by the rule of :mod:`openenv.core.pacing`
+Waiting for an answer that comes quickly (a fast environment's step), the thread polls the
+socket instead of sleeping in the kernel, as the connection's :class:`~openenv.pacing.Pacer` says
 (only while recent answers were fast, one polling thread or task per process); not on TLS
 connections. ``OPENENV_CLIENT_SPIN_US=0`` turns it off.
 """
@@ -37,12 +37,11 @@ from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
 from websockets.uri import parse_uri
 
+from openenv import pacing
 from openenv.client.connections import CLOSE_WAIT_S, SansIOConnection
-from openenv.core import pacing
 
 KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
 RECV_BYTES = 256 * 1024
-SPIN_S = pacing.CLIENT_SPIN_S  # see the module doc
 
 
 def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -62,7 +61,7 @@ class BlockingConnection(SansIOConnection):
         super().__init__(protocol)
         self.sock = sock
         self._io = threading.Lock()  # held by a call, or by the keepalive thread
-        self._answer_s: float | None = None  # recent time from request to answer (average)
+        self.pacer = pacing.client_pacer()  # how long a call polls for its answer
 
     @classmethod
     def open(
@@ -102,7 +101,7 @@ class BlockingConnection(SansIOConnection):
             self._raise_if_lost()
             self._queue(text)
             self._flush()
-            sent = time.perf_counter()
+            sent = self.pacer.clock()
             budget = self._spin_budget()
             poll_until = sent + budget if budget else 0.0
             deadline = time.monotonic() + timeout
@@ -115,7 +114,7 @@ class BlockingConnection(SansIOConnection):
                         raise
                 self._check_alive()
                 self._flush()
-            self._answer_s = pacing.blend(self._answer_s, time.perf_counter() - sent, SPIN_S)
+            self.pacer.waited(self.pacer.clock() - sent)
             return reply
 
     async def close(self, goodbye: str | None = None) -> None:
@@ -166,12 +165,13 @@ class BlockingConnection(SansIOConnection):
         """How long to poll for the next answer: 0 unless recent answers were fast."""
         if isinstance(self.sock, ssl.SSLSocket):
             return 0.0
-        return pacing.spin_budget(self._answer_s, SPIN_S)
+        return self.pacer.budget()
 
     def _poll(self, until: float) -> bytes | None:
-        """Poll the socket until ``until`` (perf_counter); None when nothing came (or another
+        """Poll the socket until ``until`` (the pacer's clock); None when nothing came (or another
         thread is polling)."""
-        if time.perf_counter() >= until or not pacing.SPINNING.acquire(blocking=False):
+        clock = self.pacer.clock
+        if clock() >= until or not pacing.SPINNING.acquire(blocking=False):
             return None
         try:
             self.sock.settimeout(0.0)
@@ -179,7 +179,7 @@ class BlockingConnection(SansIOConnection):
                 try:
                     return self.sock.recv(RECV_BYTES)
                 except BlockingIOError:
-                    if time.perf_counter() >= until:
+                    if clock() >= until:
                         return None
         finally:
             pacing.SPINNING.release()
@@ -192,7 +192,7 @@ class BlockingConnection(SansIOConnection):
     def _read(self, deadline: float, *, handshake: bool = False, poll_until: float = 0.0) -> None:
         """One read from the socket into the protocol; pongs and close replies go out.
 
-        Until ``poll_until`` (perf_counter) the socket is polled rather than waited on.
+        Until ``poll_until`` (the pacer's clock) the socket is polled rather than waited on.
         """
         if self._eof or self.sock.fileno() < 0:
             raise self._closed()

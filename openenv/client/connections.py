@@ -8,7 +8,7 @@ move bytes, each the cheapest way for its caller:
   waits on one future. ``websockets``' own asyncio client adds a reader task, a message queue
   and their wake-ups to every message. While recent answers were fast, a call first keeps the
   event loop turning (``asyncio.sleep(0)``, other tasks run meanwhile) instead of letting it
-  sleep, by the rule of :mod:`openenv.core.pacing`.
+  sleep, as the connection's :class:`~openenv.pacing.Pacer` says.
 - :class:`~openenv.client.blocking.BlockingConnection` (``.sync()``): the calling thread does
   the I/O itself (see that module).
 - :class:`ProxiedConnection`: ``websockets``' own asyncio client, for connections through a
@@ -43,7 +43,7 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from openenv.core import pacing
+from openenv import pacing
 from openenv.core.serialization import load_json
 
 CLOSE_WAIT_S = 2.0
@@ -218,7 +218,7 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
         SansIOConnection.__init__(self, protocol)
         self.transport: asyncio.Transport | None = None
         self._waiter: asyncio.Future[None] | None = None
-        self._answer_s: float | None = None  # recent time from request to answer (average)
+        self.pacer = pacing.client_pacer()  # how long a call polls for its answer
         self._calling = False  # a request is running (it checks liveness itself)
         self._idle: asyncio.TimerHandle | None = None  # the next liveness check between calls
 
@@ -264,16 +264,16 @@ class AsyncConnection(asyncio.Protocol, SansIOConnection):
     async def _request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
         self._queue(text)
         self._flush()
-        sent = time.perf_counter()
+        sent = self.pacer.clock()
         async with asyncio.timeout(timeout):
-            until = sent + pacing.spin_budget(self._answer_s, pacing.CLIENT_SPIN_S)
-            await pacing.keep_turning(until, self._arrived)
+            until = sent + self.pacer.budget()
+            await pacing.keep_turning(until, self._arrived, self.pacer.clock)
             while True:
                 self._collect()
                 reply = self._answer(request_id)
                 if reply is not None:
-                    took = time.perf_counter() - sent
-                    self._answer_s = pacing.blend(self._answer_s, took, pacing.CLIENT_SPIN_S)
+                    took = self.pacer.clock() - sent
+                    self.pacer.waited(took)
                     return reply
                 if self._finished():
                     raise self._closed()

@@ -13,10 +13,9 @@ where this uvicorn has the sans-I/O protocol, else ``"auto"`` (uvicorn's own cho
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
-from openenv.core import pacing
+from openenv import pacing
 
 
 class Inbox:
@@ -24,15 +23,15 @@ class Inbox:
 
     While the reader's recent waits were short (a client stepping in a tight loop), ``get``
     first keeps the event loop turning instead of letting the server's CPU go idle before the
-    next message, by the rule of :mod:`openenv.core.pacing` (``OPENENV_SERVER_SPIN_US``).
+    next message, as its :class:`~openenv.pacing.Pacer` says (``OPENENV_SERVER_SPIN_US``).
     """
 
-    __slots__ = ("_gap", "_items", "_waiter")
+    __slots__ = ("_items", "_waiter", "pacer")
 
     def __init__(self) -> None:
         self._items: list[Any] = []
         self._waiter: asyncio.Future[None] | None = None
-        self._gap: float | None = None  # recent time get() waited for a message (average)
+        self.pacer = pacing.server_pacer()  # how long get() polls before it sleeps
 
     def put_nowait(self, item: Any) -> None:
         self._items.append(item)
@@ -42,17 +41,17 @@ class Inbox:
 
     async def get(self) -> Any:
         if not self._items:
-            waited = time.perf_counter()
-            until = waited + pacing.spin_budget(self._gap, pacing.SERVER_SPIN_S)
-            await pacing.keep_turning(until, self.qsize)
+            waited = self.pacer.clock()
+            until = waited + self.pacer.budget()
+            await pacing.keep_turning(until, self.qsize, self.pacer.clock)
             while not self._items:
                 self._waiter = asyncio.get_running_loop().create_future()
                 try:
                     await self._waiter
                 finally:
                     self._waiter = None
-            took = time.perf_counter() - waited
-            self._gap = pacing.blend(self._gap, took, pacing.SERVER_SPIN_S)
+            took = self.pacer.clock() - waited
+            self.pacer.waited(took)
         return self._items.pop(0)
 
     def empty(self) -> bool:

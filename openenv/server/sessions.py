@@ -25,28 +25,11 @@ from openenv.core.errors import (
     SessionNotFound,
 )
 from openenv.core.types import Action, Observation, State
+from openenv.server.scheduling import CallStats, Scheduler, Tuning, scheduler_for
 
 log = logging.getLogger("openenv.server")
 
 CloseHook = Callable[[str], Awaitable[None] | None]
-
-
-# A sync env call this short costs less than the hop to a worker thread, so a session whose
-# calls average under the budget runs them on the event loop. The average moves slowly and an
-# inline reading counts for at most SPIKE_CAP budgets, so that a call the OS preempted does not
-# send a fast session away. SLOW_STRIKES inline calls longer than SLOW_LIMIT_S send it to the
-# worker pool for good (a strike expires after STRIKE_EXPIRY calls). Readings taken in the pool
-# include waiting for the GIL, which a busy event loop holds, so a pooled session that may be
-# fast (average under SLOW_LIMIT_S) retries one call inline every RETRY_FIRST pooled calls,
-# twice as rarely after each miss.
-INLINE_BUDGET_S = 0.001
-SLOW_LIMIT_S = 0.01
-SLOW_STRIKES = 3
-STRIKE_EXPIRY = 1000
-INLINE_AFTER = 3
-SPIKE_CAP = 4
-RETRY_FIRST = 32
-_WEIGHT = 0.1
 
 
 @dataclass(eq=False, slots=True)
@@ -62,23 +45,10 @@ class Session:
     busy: int = 0
     closed: bool = False
     on_close: list[CloseHook] = field(default_factory=list)
-    sync_calls: int = 0  # sync env calls made so far
-    sync_avg_s: float = 0.0  # moving average of their duration
-    inline: bool = False  # sync calls run on the event loop (they proved fast)
-    slow_strikes: int = 0  # inline calls that took longer than SLOW_LIMIT_S
-    retry_in: int = RETRY_FIRST  # pooled calls until the next inline retry
-    retry_gap: int = 0  # pooled calls between inline retries (doubles after each miss)
+    calls: CallStats = field(default_factory=CallStats)  # its scheduler's record
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
-
-
-def _timed(fn: Callable[..., Any], args: tuple[Any, ...], took: list[float]) -> Any:
-    start = time.perf_counter()
-    try:
-        return fn(*args)
-    finally:
-        took.append(time.perf_counter() - start)
 
 
 def _leave(session: Session) -> None:
@@ -101,10 +71,11 @@ class SessionManager:
 
     ``max_sessions`` bounds live sessions (a refused open raises ``CapacityReached``).
     ``idle_timeout_s`` closes sessions nobody used for that long (``None`` or 0 disables it).
-    Sync environment methods run in the shared worker pool; a session whose calls prove fast
-    (under ``inline_budget_s``, the cost of the thread hop) runs them on the event loop instead
-    until one overruns the budget (``inline_budget_s=0`` disables this). An idle session holds
-    no thread. Calls on one session are serialised by its lock.
+    Sync environment methods run where ``scheduler`` says (:mod:`openenv.server.scheduling`):
+    by default in the shared worker pool until a session's calls prove shorter than
+    ``inline_budget_s`` (the cost of the thread hop), then on the event loop;
+    ``inline_budget_s=0`` (or ``scheduler=WorkerThreads()``) keeps every call in the pool. An
+    idle session holds no thread. Calls on one session are serialised by its lock.
     """
 
     def __init__(
@@ -113,10 +84,11 @@ class SessionManager:
         *,
         max_sessions: int = 256,
         idle_timeout_s: float | None = 600.0,
-        inline_budget_s: float = INLINE_BUDGET_S,
+        inline_budget_s: float = Tuning.budget_s,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self._factory = env_factory
-        self.inline_budget_s = inline_budget_s
+        self.scheduler = scheduler or scheduler_for(inline_budget_s)
         self.max_sessions = max_sessions
         self.idle_timeout_s = idle_timeout_s or None
         self._sessions: dict[str, Session] = {}
@@ -221,55 +193,8 @@ class SessionManager:
         return await self.run(session, lambda env: self._sync(session, fn, env))
 
     async def _sync(self, session: Session, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run sync env code inline when the session has proved fast, else in a worker."""
-        if session.inline or self._retry_due(session):
-            start = time.perf_counter()
-            try:
-                return fn(*args)
-            finally:
-                self._learn(session, time.perf_counter() - start, inline=True)
-        took: list[float] = []
-        try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(None, _timed, fn, args, took)
-        finally:
-            if took:
-                self._learn(session, took[0], inline=False)
-
-    def _retry_due(self, session: Session) -> bool:
-        """Whether this pooled call should be tried inline (see RETRY_FIRST)."""
-        if (
-            self.inline_budget_s <= 0
-            or session.slow_strikes >= SLOW_STRIKES
-            or session.sync_calls < INLINE_AFTER
-            or session.sync_avg_s > SLOW_LIMIT_S
-        ):
-            return False
-        session.retry_in -= 1
-        return session.retry_in <= 0
-
-    def _learn(self, session: Session, took: float, *, inline: bool) -> None:
-        budget = self.inline_budget_s
-        if inline and took > SLOW_LIMIT_S:
-            session.slow_strikes += 1
-        elif session.slow_strikes and session.sync_calls % STRIKE_EXPIRY == 0:
-            session.slow_strikes -= 1  # a rare preempted call must not add up over hours
-        sample = min(took, SPIKE_CAP * budget) if inline else took
-        session.sync_calls += 1
-        weight = max(_WEIGHT, 1 / session.sync_calls)  # the plain mean of the first readings
-        avg = session.sync_avg_s = session.sync_avg_s + weight * (sample - session.sync_avg_s)
-        allowed = session.slow_strikes < SLOW_STRIKES and session.sync_calls >= INLINE_AFTER
-        if inline and not session.inline:  # a retry: one fast reading brings the session back
-            session.inline = allowed and took <= budget
-            if session.inline:
-                session.sync_avg_s, session.retry_gap = took, 0
-            else:
-                session.retry_gap = 2 * (session.retry_gap or RETRY_FIRST)
-            session.retry_in = session.retry_gap or RETRY_FIRST
-            return
-        was_inline, session.inline = session.inline, allowed and avg <= budget
-        if was_inline and not session.inline:
-            session.retry_in = session.retry_gap or RETRY_FIRST
+        """Run sync env code where the scheduler says (inline, or in a worker thread)."""
+        return await self.scheduler.run(session.calls, fn, *args)
 
     async def run(self, session: Session, fn: Callable[[Environment], Awaitable[Any]]) -> Any:
         """Run ``await fn(env)`` holding the session's lock; map env failures to wire errors."""

@@ -198,14 +198,20 @@ class DirectWsApp(FastAPI):
     A WebSocket lives for the whole session, and every ASGI layer it passes through (the app,
     its middleware stack, the router) keeps a suspended frame alive that long; going around
     them saves memory per idle session and time per message. Everything else, including
-    ``/ws`` under a path this does not recognise, takes the normal route.
+    ``/ws`` under a path this does not recognise, takes the normal route, and so does ``/ws``
+    itself once the app has middleware of its user's (``app.add_middleware``): authentication
+    or logging added that way sees every WebSocket too, for the cost of those frames.
     """
 
     ws_path = "/ws"
     ws_endpoint: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket" and self.ws_endpoint is not None:
+        if (
+            scope["type"] == "websocket"
+            and self.ws_endpoint is not None
+            and not self.user_middleware
+        ):
             if self.root_path:  # what FastAPI.__call__ does before routing
                 scope["root_path"] = self.root_path
             if _route_path(scope) == self.ws_path:
