@@ -11,7 +11,15 @@ from grid_world_env import GridWorldAction, GridWorldEnv, GridWorldObservation, 
 
 from openenv.client import GenericEnvClient
 from openenv.client.env_client import ws_url
-from openenv.core import ClientError, InvalidAction
+from openenv.core import (
+    CallTimeout,
+    ClientError,
+    ConnectFailed,
+    ConnectionLost,
+    InvalidAction,
+    ResetNeeded,
+    ServerError,
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +92,28 @@ async def test_errors_carry_the_server_code_and_message(probe: str) -> None:
         assert unknown.value.server_code == "VALIDATION_ERROR"
         assert "'difficulty'" in str(unknown.value)
         assert (await env.step({"label": "still fine"})).observation["count"] == 1
+
+
+async def test_server_errors_come_back_as_the_errors_the_env_raised(probe: str) -> None:
+    """Over the wire as in process: ``except ResetNeeded`` / ``except InvalidAction`` work, and
+    each is also a ClientError carrying the wire code."""
+    async with GenericEnvClient(base_url=probe) as env:
+        with pytest.raises(ResetNeeded) as early:
+            await env.step({"label": "x"})
+        assert isinstance(early.value, ServerError) and early.value.server_code == "SESSION_ERROR"
+        await env.reset()
+        with pytest.raises(InvalidAction) as illegal:
+            await env.step({"label": "illegal"})
+        assert isinstance(illegal.value, ClientError) and "refused by the rules" in str(
+            illegal.value
+        )
+
+
+async def test_transport_failures_have_their_own_classes() -> None:
+    env = GenericEnvClient(base_url=f"http://127.0.0.1:{free_port()}", connect_timeout_s=2)
+    with pytest.raises(ConnectFailed):
+        await env.reset()
+    assert issubclass(CallTimeout, TimeoutError) and issubclass(ConnectionLost, ConnectionError)
 
 
 async def test_capacity_refusal_reaches_the_client(grid: str) -> None:

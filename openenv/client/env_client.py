@@ -29,7 +29,15 @@ from openenv.client.connections import (
     redirect,
 )
 from openenv.client.mcp import ToolsMixin
-from openenv.core.errors import WIRE_CODES, ClientError
+from openenv.core.errors import (
+    WIRE_CODES,
+    CallTimeout,
+    ClientError,
+    ConnectFailed,
+    ConnectionLost,
+    ProtocolMismatch,
+    server_error,
+)
 from openenv.core.serialization import (
     dump_json,
     model_from_wire,
@@ -138,7 +146,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             else:
                 raise websockets.InvalidHandshake(f"more than {MAX_REDIRECTS} redirects")
         except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
-            raise ClientError(f"cannot connect to {url}: {exc}", "CONNECT") from exc
+            raise ConnectFailed(f"cannot connect to {url}: {exc}") from exc
         features = self._ws.headers.get("x-openenv-features", "")
         self._correlate = "request-id" in features.split(",")
         return self
@@ -234,23 +242,21 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                     dump_json(message), request_id, self._message_timeout
                 )
             except TimeoutError:
-                raise ClientError(
-                    f"no answer to {message['type']!r} within {self._message_timeout}s", "TIMEOUT"
+                raise CallTimeout(
+                    f"no answer to {message['type']!r} within {self._message_timeout}s"
                 ) from None
             except Unresponsive as exc:
                 ws, self._ws = self._ws, None
                 ws.abort()
-                raise ClientError(str(exc), "CLOSED") from None
+                raise ConnectionLost(str(exc)) from None
             except ConnectionClosed as exc:
                 self._ws = None
                 raise _closed_error(exc) from exc
         if reply.get("type") == "error":
             err = reply.get("data") or {}
-            raise ClientError(str(err.get("message", "unknown error")), err.get("code"))
+            raise server_error(err.get("code"), str(err.get("message", "unknown error")))
         if reply.get("type") != expect:
-            raise ClientError(
-                f"expected a {expect!r} message, got {reply.get('type')!r}", "PROTOCOL"
-            )
+            raise ProtocolMismatch(f"expected a {expect!r} message, got {reply.get('type')!r}")
         return reply.get("data") or {}
 
 
@@ -266,7 +272,8 @@ def _find_models(cls: type) -> tuple[Any, Any, Any]:
 
 
 def _closed_error(exc: ConnectionClosed) -> ClientError:
-    """A closed connection as a ClientError; our servers put the wire code in the reason."""
+    """A closed connection as a ClientError; our servers put the wire code in the reason (a
+    full server, a missing token), otherwise the session is simply lost."""
     reason = exc.rcvd.reason if exc.rcvd is not None else ""
-    code = reason if reason in WIRE_CODES else "CLOSED"
-    return ClientError(f"connection closed by the server: {exc}", code)
+    message = f"connection closed by the server: {exc}"
+    return server_error(reason, message) if reason in WIRE_CODES else ConnectionLost(message)

@@ -19,15 +19,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from openenv.core.errors import ClientError
+from openenv.core.errors import ToolCallError
 from openenv.core.mcp import CallToolObservation, ListToolsObservation, Tool
 from openenv.core.types import StepResult
-
-
-class ToolCallError(ClientError):
-    """A tool call (or tool listing) was refused or failed; the message says why."""
-
-    code = "TOOL_ERROR"
 
 
 class ToolsMixin:

@@ -90,7 +90,16 @@ class Unauthorized(OpenEnvError):
 
 
 class ClientError(OpenEnvError):
-    """Raised on the client side: carries the server's code and message, or a transport failure."""
+    """Raised on the client side; ``server_code`` is the server's wire code, or the transport's
+    (``CONNECT``, ``TIMEOUT``, ``CLOSED``, ``PROTOCOL``). Catch a subclass for one cause:
+
+    - :class:`ConnectFailed`, :class:`CallTimeout`, :class:`ConnectionLost`,
+      :class:`ProtocolMismatch`: the transport;
+    - :class:`ServerError`: the server answered with an error; for the codes a caller acts on,
+      the error is also the server-side class itself (:class:`ServerInvalidAction` is an
+      :class:`InvalidAction`, :class:`ServerResetNeeded` a :class:`ResetNeeded`...), so
+      ``except InvalidAction`` works the same in process and over the wire.
+    """
 
     code = "CLIENT_ERROR"
     http_status = 0
@@ -101,6 +110,91 @@ class ClientError(OpenEnvError):
 
     def __str__(self) -> str:
         return f"[{self.server_code}] {self.message}"
+
+
+class ConnectFailed(ClientError):
+    """The client could not connect (refused, unreachable, TLS, a failed handshake)."""
+
+    code = "CONNECT"
+
+
+class CallTimeout(ClientError, TimeoutError):
+    """No answer within the client's ``message_timeout_s``; a late answer is discarded."""
+
+    code = "TIMEOUT"
+
+
+class ConnectionLost(ClientError, ConnectionError):
+    """The connection closed, or the server stopped answering pings: the session is gone and
+    the next call opens a new one."""
+
+    code = "CLOSED"
+
+
+class ProtocolMismatch(ClientError):
+    """The server answered with a message of another type than the call expects."""
+
+    code = "PROTOCOL"
+
+
+class ToolCallError(ClientError):
+    """A tool call (or tool listing) was refused or failed; the message says why."""
+
+    code = "TOOL_ERROR"
+
+
+class ServerError(ClientError):
+    """The server answered with an error; ``server_code`` is its wire code."""
+
+    code = "SERVER_ERROR"
+
+
+class ServerInvalidAction(ServerError, InvalidAction):
+    """The server refused an action or reset option (``VALIDATION_ERROR``)."""
+
+    code = "VALIDATION_ERROR"
+
+
+class ServerResetNeeded(ServerError, ResetNeeded):
+    """Stepping before reset or after the episode ended (``SESSION_ERROR``)."""
+
+    code = "SESSION_ERROR"
+
+
+class ServerCapacityReached(ServerError, CapacityReached):
+    """The server runs as many sessions as it may (``CAPACITY_REACHED``)."""
+
+    code = "CAPACITY_REACHED"
+
+
+class ServerUnauthorized(ServerError, Unauthorized):
+    """The server wants its API token (``UNAUTHORIZED``)."""
+
+    code = "UNAUTHORIZED"
+
+
+class ServerExecutionError(ServerError, ExecutionError):
+    """The environment raised on the server (``EXECUTION_ERROR``)."""
+
+    code = "EXECUTION_ERROR"
+
+
+SERVER_ERRORS: dict[str, type[ServerError]] = {
+    cls.code: cls
+    for cls in (
+        ServerInvalidAction,
+        ServerResetNeeded,
+        ServerCapacityReached,
+        ServerUnauthorized,
+        ServerExecutionError,
+    )
+}
+
+
+def server_error(code: str | None, message: str) -> ServerError:
+    """The client-side error for a server's ``{"code", "message"}`` (ServerError by default)."""
+    cls = SERVER_ERRORS.get(code or "", ServerError)
+    return cls(message, code or ServerError.code)
 
 
 WIRE_CODES: dict[str, type[OpenEnvError]] = {
