@@ -1,4 +1,5 @@
-"""Shared fixtures: real servers in subprocesses on loopback, and a real Chromium."""
+"""Shared fixtures: real servers on loopback (in this process, or in a subprocess where a test
+needs one; see servers.py), and a real Chromium."""
 
 from __future__ import annotations
 
@@ -6,8 +7,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,8 +15,21 @@ from pathlib import Path
 
 import httpx
 import pytest
+from servers import (  # noqa: F401  (re-exported for the test modules)
+    OPENENV_SERVE_ARGS,
+    ROOT,
+    api_app,
+    env_fixtures,
+    free_port,
+    module_app,
+    serve,
+    served,
+    stop_process_group,
+    wait_healthy,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
+from openenv.server import create_app
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -28,16 +40,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-]
-
-
-# What openenv.cli.serve.run gives uvicorn, as command-line options: the tests run the servers
-# users get.
-OPENENV_SERVE_ARGS = [
-    "--ws",
-    "openenv.server.lean_ws:LeanWebSocketProtocol",
-    "--ws-per-message-deflate",
-    "false",
 ]
 
 
@@ -63,65 +65,6 @@ def wait_web_sessions(base: str, expected: int, timeout: float = TAB_CLOSE_S) ->
     while web_sessions(base) != expected:
         assert time.monotonic() < deadline, f"expected {expected} playground sessions"
         time.sleep(0.1)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"server exited with code {proc.returncode} before becoming healthy")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
-                return
-        time.sleep(0.1)
-    raise TimeoutError(f"{url} did not become healthy within {timeout}s")
-
-
-@contextlib.contextmanager
-def serve(
-    app: str,
-    *,
-    env: dict[str, str] | None = None,
-    args: list[str] | None = None,
-    cwd: Path | None = None,
-    health_path: str = "",
-    timeout: float = 120.0,
-) -> Iterator[str]:
-    """Run ``uvicorn <app>`` in a subprocess on a free loopback port; yield its base URL.
-
-    The server gets the WebSocket options ``openenv serve`` uses (``OPENENV_SERVE_ARGS``).
-
-    ``timeout`` bounds the wait for ``/health`` (raise it for apps that import Gradio).
-    """
-    port = free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        app,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-        *OPENENV_SERVE_ARGS,
-        *(args or []),
-    ]
-    full_env = {**os.environ, **(env or {})}
-    proc = subprocess.Popen(cmd, env=full_env, cwd=cwd or ROOT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base + health_path, proc, timeout)
-        yield base
-    finally:
-        stop_process_group(proc)
 
 
 @contextlib.contextmanager
@@ -151,18 +94,6 @@ def run_cli(
     )
 
 
-def stop_process_group(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-
-
 def step_down_in_the_playground(page) -> None:
     """Click the grid world's Down button; the playground counts one step, the agent moves."""
     page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
@@ -175,14 +106,16 @@ def step_down_in_the_playground(page) -> None:
 @pytest.fixture(scope="module")
 def grid_server() -> Iterator[str]:
     """A grid world server with its playground, for the tests of one module."""
-    with serve("grid_world_env.server.app:app") as url:
+    from grid_world_env.server.environment import GridWorldEnvironment
+
+    with served(create_app(GridWorldEnvironment)) as url:
         yield url
 
 
 @pytest.fixture(scope="session")
 def echo_server() -> Iterator[str]:
     """The echo tool environment (API only), shared by the MCP test modules."""
-    with serve("echo_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as url:
+    with served(api_app("echo_env.server.app:app")) as url:
         yield url
 
 

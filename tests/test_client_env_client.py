@@ -6,7 +6,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
-from conftest import ROOT, free_port, serve
+from conftest import api_app, free_port, served
 from grid_world_env import GridWorldAction, GridWorldEnv, GridWorldObservation, GridWorldState
 
 from openenv.client import GenericEnvClient
@@ -24,14 +24,13 @@ from openenv.core import (
 
 @pytest.fixture(scope="module")
 def grid() -> Iterator[str]:
-    env = {"ENABLE_WEB_INTERFACE": "0", "MAX_CONCURRENT_ENVS": "3"}
-    with serve("grid_world_env.server.app:app", env=env) as url:
+    with served(api_app("grid_world_env.server.app:app", max_concurrent_envs=3)) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def probe() -> Iterator[str]:
-    with serve("wire_apps:app", args=["--app-dir", str(ROOT / "tests")]) as url:
+    with served(api_app("wire_apps:app")) as url:
         yield url
 
 

@@ -6,21 +6,12 @@ import pytest
 from game_2048_env import Game2048Action, Game2048Env
 
 from openenv.core import ClientError
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
 PREFERENCE = ["LEFT", "DOWN", "RIGHT", "UP"]
 
 
-@pytest.fixture(scope="module")
-def url():
-    with serve("game_2048_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with Game2048Env(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("game_2048_env.server.app:app", Game2048Env)
 
 
 def total(board: list[list[int]]) -> int:

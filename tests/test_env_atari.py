@@ -13,21 +13,12 @@ from atari_env import AtariAction, AtariEnv
 from atari_env.server.environment import AtariEnvironment
 
 from openenv.core import ClientError, InvalidAction
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
 PONG_ACTIONS = ["NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE"]
 
 
-@pytest.fixture(scope="module")
-def url():
-    with serve("atari_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with AtariEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("atari_env.server.app:app", AtariEnv)
 
 
 def play(env, seed: int, actions: list[int], **options):

@@ -10,21 +10,12 @@ from chess_env import ChessAction, ChessEnv
 
 from openenv.core import ClientError
 from openenv.testing import check_env
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
 
 
-@pytest.fixture(scope="module")
-def url():
-    with serve("chess_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with ChessEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("chess_env.server.app:app", ChessEnv)
 
 
 def play(env, move: str):

@@ -6,19 +6,9 @@ import pytest
 from connect4_env import Connect4Action, Connect4Env
 
 from openenv.core import ClientError
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
-
-@pytest.fixture(scope="module")
-def url():
-    with serve("connect4_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with Connect4Env(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("connect4_env.server.app:app", Connect4Env)
 
 
 def drop(env, column: int):

@@ -14,19 +14,9 @@ from dm_control_env.server.environment import DMControlEnvironment
 from dm_control_env.server.forms import action_model
 
 from openenv.core import ClientError
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
-
-@pytest.fixture(scope="module")
-def url():
-    with serve("dm_control_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with DMControlEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("dm_control_env.server.app:app", DMControlEnv)
 
 
 def play(env, actions: list[list[float]], seed: int = 1, **options):

@@ -15,7 +15,7 @@ from gymnasium_env.server.environment import GymnasiumEnvironment
 from gymnasium_env.server.forms import action_model
 
 from openenv.core import ClientError
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
 HAS_MINIGRID = importlib.util.find_spec("minigrid") is not None
 minigrid = pytest.mark.skipif(not HAS_MINIGRID, reason="minigrid is not installed")
@@ -41,16 +41,7 @@ CATALOG = {
 MINIGRID = ("MiniGrid-Empty-5x5-v0", (160, 160, 3), [1, 2, 2, 0])
 
 
-@pytest.fixture(scope="module")
-def url():
-    with serve("gymnasium_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with GymnasiumEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("gymnasium_env.server.app:app", GymnasiumEnv)
 
 
 def play(env, env_id: str, actions: list, seed: int = 3, **options):

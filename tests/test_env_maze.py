@@ -8,22 +8,13 @@ import pytest
 from maze_env import MazeAction, MazeEnv
 
 from openenv.core import ClientError
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
 DELTAS = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}
 
 
-@pytest.fixture(scope="module")
-def url():
-    with serve("maze_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with MazeEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("maze_env.server.app:app", MazeEnv)
 
 
 def bfs_moves(maze: list[list[int]], start: list[int], goal: list[int]) -> list[int]:

@@ -10,19 +10,9 @@ from openspiel_env import OpenSpielAction, OpenSpielEnv
 
 from openenv.core import ClientError
 from openenv.testing import check_env
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
-
-@pytest.fixture(scope="module")
-def url():
-    with serve("openspiel_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with OpenSpielEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("openspiel_env.server.app:app", OpenSpielEnv)
 
 
 def act(env, action_id: int):

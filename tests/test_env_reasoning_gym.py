@@ -11,19 +11,9 @@ from reasoning_gym_env import ReasoningGymAction, ReasoningGymEnv
 
 from openenv.core import ClientError
 from openenv.testing import check_env
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
-
-@pytest.fixture(scope="module")
-def url():
-    with serve("reasoning_gym_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with ReasoningGymEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("reasoning_gym_env.server.app:app", ReasoningGymEnv)
 
 
 def expected_entry(env) -> dict:

@@ -8,23 +8,14 @@ import pytest
 from snake_env import SnakeAction, SnakeEnv
 
 from openenv.core import ClientError
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
 DELTAS = {"UP": (0, -1), "DOWN": (0, 1), "LEFT": (-1, 0), "RIGHT": (1, 0)}
 CLOCKWISE = {"UP": "RIGHT", "RIGHT": "DOWN", "DOWN": "LEFT", "LEFT": "UP"}
 BODY, HEAD, FOOD, OUTSIDE = 1, 2, 3, 4
 
 
-@pytest.fixture(scope="module")
-def url():
-    with serve("snake_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with SnakeEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("snake_env.server.app:app", SnakeEnv)
 
 
 def find(grid: list[list[int]], code: int) -> tuple[int, int]:

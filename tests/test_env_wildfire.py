@@ -7,21 +7,12 @@ from wildfire_env import WildfireAction, WildfireEnv
 
 from openenv.core import ClientError
 from openenv.testing import check_env
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
 ASH, FUEL, BURNING, BREAK, DAMP = range(5)
 
 
-@pytest.fixture(scope="module")
-def url():
-    with serve("wildfire_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with WildfireEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("wildfire_env.server.app:app", WildfireEnv)
 
 
 def burning_cells(obs) -> list[tuple[int, int]]:

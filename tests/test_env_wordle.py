@@ -6,19 +6,9 @@ import pytest
 from wordle_env import WordleAction, WordleEnv
 
 from openenv.core import ClientError
-from tests.conftest import serve
+from tests.conftest import env_fixtures
 
-
-@pytest.fixture(scope="module")
-def url():
-    with serve("wordle_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as base:
-        yield base
-
-
-@pytest.fixture
-def env(url):
-    with WordleEnv(base_url=url).sync() as client:
-        yield client
+url, env = env_fixtures("wordle_env.server.app:app", WordleEnv)
 
 
 def guess(env, word: str):

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, run_app_py, serve
+from conftest import ROOT, api_app, run_app_py, served
 
-API_ONLY = {"ENABLE_WEB_INTERFACE": "0"}
 OPERATIONS = ("/reset", "/step", "/state", "/health", "/schema")
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with serve("grid_world_env.server.app:app", env=API_ONLY) as url:
+    with served(api_app("grid_world_env.server.app:app")) as url:
         yield url
 
 

@@ -8,16 +8,14 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import serve
+from conftest import api_app, served
 from websockets.asyncio.client import connect
-
-ONE_SLOT_NO_WEB = {"ENABLE_WEB_INTERFACE": "0", "MAX_CONCURRENT_ENVS": "1"}
 
 
 @pytest.fixture(scope="module")
 def http() -> Iterator[httpx.Client]:
     with (
-        serve("grid_world_env.server.app:app", env=ONE_SLOT_NO_WEB) as url,
+        served(api_app("grid_world_env.server.app:app", max_concurrent_envs=1)) as url,
         httpx.Client(base_url=url, timeout=20) as client,
     ):
         yield client

@@ -9,25 +9,23 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ROOT, serve
+from conftest import api_app, served
 from grid_world_env import GridWorldAction, GridWorldEnv
 from websockets.asyncio.client import connect
 
 from openenv.client import GenericEnvClient
 from openenv.core import ClientError
 
-APPS = ["--app-dir", str(ROOT / "tests")]
-
 
 @pytest.fixture(scope="module")
 def probe() -> Iterator[str]:
-    with serve("wire_apps:app", args=APPS) as url:
+    with served(api_app("wire_apps:app")) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def grid() -> Iterator[str]:
-    with serve("grid_world_env.server.app:app", env={"ENABLE_WEB_INTERFACE": "0"}) as url:
+    with served(api_app("grid_world_env.server.app:app")) as url:
         yield url
 
 

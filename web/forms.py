@@ -141,6 +141,8 @@ def field_from_schema(
 
 def example_value(schema: dict[str, Any], depth: int = 0) -> Any:
     """A small value of the shape ``schema`` describes (the skeleton a JSON field starts from)."""
+    if not isinstance(schema, dict):  # a boolean schema (``items: false`` of a tuple): nothing
+        return None
     if "default" in schema:
         return schema["default"]
     if "enum" in schema:

@@ -1,0 +1,190 @@
+"""Servers for tests: an env served in this process (the default) or in a subprocess (where a
+test needs a process of its own: pausing it, killing it, settings read at import, the CLI).
+
+``served(app)`` runs an ASGI app with uvicorn in a thread of this process, with the WebSocket
+settings ``openenv serve`` uses, on a free loopback port: real sockets, real WebSockets, no
+interpreter to start. ``api_app(ref)`` builds a fresh API-only server of an env package exactly
+like its module's app (same classes, its own sessions). ``env_fixtures(ref, Client)`` is the one
+fixture factory for "an env served, a client on it"::
+
+    url, env = env_fixtures("maze_env.server.app:app", MazeEnv)   # module scope, per test
+
+``serve(ref, env=..., args=...)`` is the subprocess variant (``uvicorn`` with the same options).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from openenv.server import create_app
+from openenv.server.lean_ws import ws_protocol
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT_S = 120.0
+
+# What openenv.cli.serve.run gives uvicorn, as command-line options: the tests run the servers
+# users get.
+OPENENV_SERVE_ARGS = [
+    "--ws",
+    "openenv.server.lean_ws:LeanWebSocketProtocol",
+    "--ws-per-message-deflate",
+    "false",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with code {proc.returncode} before becoming healthy")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url + "/health", timeout=2).status_code == 200:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} did not become healthy within {timeout}s")
+
+
+# -- in this process -------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def served(app: Any, *, ping_s: float = 20.0, ping_timeout_s: float = 20.0) -> Iterator[str]:
+    """Serve ``app`` from a thread of this process on a free loopback port; yield its URL.
+
+    The app's lifespan runs (startup before the first request, shutdown at the end), as under
+    ``openenv serve``; ``ping_s`` / ``ping_timeout_s`` are the server's WebSocket keepalive.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        ws=ws_protocol(),
+        ws_per_message_deflate=False,
+        ws_ping_interval=ping_s,
+        ws_ping_timeout=ping_timeout_s,
+        timeout_graceful_shutdown=3,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="test-server"
+    )
+    thread.start()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the in-process server stopped before it started (see its log)")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the in-process server did not start within {START_TIMEOUT_S}s")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+def module_app(ref: str) -> Any:
+    """The app ``"module:attribute"`` (``grid_world_env.server.app:app``), imported."""
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr or "app")
+
+
+def api_app(ref: str, **settings: Any) -> Any:
+    """A fresh API-only server of the app at ``ref``: the same environment, action, observation
+    and state classes as that app, sessions of its own, ``create_app`` ``settings``."""
+    ctx = module_app(ref).state.openenv
+    return create_app(
+        ctx.env_factory,
+        ctx.action_cls,
+        ctx.observation_cls,
+        state_cls=ctx.state_cls,
+        enable_web=False,
+        **settings,
+    )
+
+
+def env_fixtures(ref: str, client_cls: Any, **settings: Any) -> tuple[Any, Any]:
+    """``url`` (module scope: one API server of the app at ``ref``) and ``env`` (per test: a
+    connected blocking ``client_cls`` on it); assign them to those two names in a test module."""
+
+    @pytest.fixture(scope="module")
+    def url() -> Iterator[str]:
+        with served(api_app(ref, **settings)) as base:
+            yield base
+
+    @pytest.fixture
+    def env(url: str) -> Iterator[Any]:
+        with client_cls(base_url=url).sync() as client:
+            yield client
+
+    return url, env
+
+
+# -- in a subprocess -------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def serve(
+    app: str,
+    *,
+    env: dict[str, str] | None = None,
+    args: list[str] | None = None,
+    cwd: Path | None = None,
+    health_path: str = "",
+    timeout: float = 120.0,
+) -> Iterator[str]:
+    """Run ``uvicorn <app>`` in a subprocess on a free loopback port; yield its base URL.
+
+    The server gets the WebSocket options ``openenv serve`` uses (``OPENENV_SERVE_ARGS``);
+    ``timeout`` bounds the wait for ``/health`` (raise it for apps that import Gradio).
+    """
+    port = free_port()
+    cmd = [
+        sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
+        "--log-level", "warning", *OPENENV_SERVE_ARGS, *(args or []),
+    ]  # fmt: skip
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.Popen(cmd, env=full_env, cwd=cwd or ROOT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base + health_path, proc, timeout)
+        yield base
+    finally:
+        stop_process_group(proc)
+
+
+def stop_process_group(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
