@@ -31,6 +31,7 @@ from servers import (  # noqa: F401  (re-exported for the test modules)
 from openenv.server import create_app
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+BROWSER_WAIT_MS = 90_000
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -160,6 +161,9 @@ class ConsoleLog(list):
 def page(browser):
     """A fresh browser context and page; fails the test on console errors or external requests."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Waits are on conditions; their bound is generous, for a loaded 2-core machine that loads
+    # Gradio's bundle slowly (a wait that times out is a failure, never a pause).
+    context.set_default_timeout(BROWSER_WAIT_MS)
     pg = context.new_page()
     errors = ConsoleLog()
     external: list[str] = []

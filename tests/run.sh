@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs everything the test suite needs on a fresh machine, then runs all of it
-# (lint, unit, protocol, compatibility and browser tests). Usage: bash tests/run.sh [pytest args]
+# Installs everything the test suite needs on a fresh machine, then runs all of it (lint,
+# types, unit, protocol, compatibility, packaging and browser tests).
+# Usage: bash tests/run.sh [pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,10 @@ python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 
 echo "== ruff"
 python3 -m ruff check .
+python3 -m ruff format --check .
+
+echo "== mypy (openenv/core, openenv/client)"
+python3 -m mypy
 
 # The Docker lane (tests/test_docker_*.py) needs an engine and locally built base images (no
 # registry here). Set it up when possible; otherwise the lane reports itself as NOT RUN, loudly.

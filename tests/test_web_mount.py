@@ -108,3 +108,24 @@ def test_a_token_is_asked_before_any_session_opens(page, locked):
     assert page.get_attribute("#oe-stage .oe-stage", "data-steps") == "0"
     assert page.console_errors == []
     assert page.external_requests == []
+
+
+def test_without_gradio_the_server_serves_its_api_and_says_what_to_install():
+    """A missing optional piece is named with its install command; the server still runs."""
+    code = (
+        "import logging, sys\n"
+        "sys.modules['gradio'] = None  # as if it were not installed\n"
+        "logging.basicConfig(level=logging.WARNING)\n"
+        "from fastapi.testclient import TestClient\n"
+        "from grid_world_env.server.environment import GridWorldEnvironment\n"
+        "from openenv.server import create_app\n"
+        "with TestClient(create_app(GridWorldEnvironment)) as client:\n"
+        "    print(client.get('/health').json(), client.get('/web/').status_code)\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "{'status': 'healthy'} 404"
+    assert "pip install gradio" in out.stderr and "serving the API only" in out.stderr

@@ -164,9 +164,14 @@ def _mount_web(app: FastAPI, ctx: ServerContext, **options: Any) -> None:
     try:
         from openenv.web.playground import mount_playground
     except ModuleNotFoundError as exc:
-        if exc.name not in ("openenv.web", "openenv.web.playground"):
+        missing = (exc.name or "").split(".")[0]
+        if exc.name not in ("openenv.web", "openenv.web.playground") and missing != "gradio":
             raise
-        log.warning("the web playground is not installed; serving the API only")
+        log.warning(
+            "the web playground cannot load (%s is missing: pip install %s); serving the API only",
+            exc.name,
+            "gradio" if missing == "gradio" else "openenv-playground",
+        )
         return
 
     mount_playground(app, ctx, path="/web", **options)
