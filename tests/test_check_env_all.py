@@ -1,30 +1,27 @@
-"""check_env runs over every environment package in envs/."""
+"""check_env runs over every environment package in envs/, found by the registry."""
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from pathlib import Path
 
 import pytest
 
 from openenv.core import Environment
+from openenv.core.errors import EnvUnavailable
+from openenv.core.registry import discover
 from openenv.testing import check_env
 
 ENVS = Path(__file__).resolve().parent.parent / "envs"
 
 
-def env_classes() -> list[type[Environment]]:
+def env_classes() -> list:
     found = []
-    for pkg in sorted(p.name for p in ENVS.iterdir() if (p / "openenv.yaml").is_file()):
+    for package in discover(ENVS):
         try:
-            module = importlib.import_module(f"{pkg}.server.environment")
-        except ModuleNotFoundError as exc:  # optional extra not installed
-            found.append(pytest.param(None, id=pkg, marks=pytest.mark.skip(reason=str(exc))))
-            continue
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if issubclass(cls, Environment) and cls.__module__ == module.__name__:
-                found.append(pytest.param(cls, id=pkg))
+            found.append(pytest.param(package.environment_class(), id=package.package))
+        except EnvUnavailable as exc:  # its extra is not installed here
+            skip = pytest.mark.skip(reason=str(exc))
+            found.append(pytest.param(None, id=package.package, marks=skip))
     return found
 
 
