@@ -23,6 +23,8 @@ Prints figures; asserts nothing. Reproduce with::
 
 ``bench/bench_timeline.py`` breaks one /ws step into its segments (wire, server framing,
 ``env.step``, client) on one clock.
+
+(Over 400 lines: one benchmark, its windows and its report.)
 """
 
 from __future__ import annotations

@@ -44,10 +44,27 @@ def test_a_sync_step_returns_the_clients_observation_type(tmp_path: Path) -> Non
     done = check_snippet(
         tmp_path,
         """
-        from grid_world_env import GridWorldAction, GridWorldEnv, GridWorldObservation
+        from typing import Any
+
+        from grid_world_env import (
+            GridWorldAction, GridWorldEnv, GridWorldObservation, GridWorldState,
+        )
+        from openenv.client import GenericEnvClient
 
         def f(env: GridWorldEnv) -> GridWorldObservation:
             return env.sync().step(GridWorldAction(action="UP")).observation
+
+        def f_state(env: GridWorldEnv) -> GridWorldState:
+            with env.sync() as blocking:
+                return blocking.state()
+
+        async def f_async(env: GridWorldEnv) -> GridWorldObservation:
+            async with env as connected:
+                await connected.reset(seed=0)
+                return (await connected.step({"action": "UP"})).observation
+
+        async def f_generic(env: GenericEnvClient) -> dict[str, Any]:
+            return (await env.reset()).observation
         """,
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -61,8 +78,13 @@ def test_a_wrong_observation_type_is_an_error(tmp_path: Path) -> None:
 
         def g(env: GridWorldEnv) -> int:
             return env.sync().step(GridWorldAction(action="UP")).observation
+
+        async def g_async(env: GridWorldEnv) -> int:
+            async with env as connected:
+                return await connected.state()
         """,
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Incompatible return value type" in done.stdout, done.stdout + done.stderr
     assert 'got "GridWorldObservation", expected "int"' in done.stdout, done.stdout
+    assert 'got "GridWorldState", expected "int"' in done.stdout, done.stdout

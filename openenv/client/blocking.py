@@ -31,7 +31,7 @@ import threading
 import time
 import weakref
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
@@ -43,8 +43,10 @@ from openenv.client.connections import CLOSE_WAIT_S, SansIOConnection
 KEEPALIVE_S = 5.0  # servers ping every 20 s and wait 20 s for the answer (openenv serve)
 RECV_BYTES = 256 * 1024
 
+_T = TypeVar("_T")
 
-def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
+
+def run_now(coro: Coroutine[Any, Any, _T]) -> _T:
     """The result of a coroutine that finishes without suspending (blocking I/O inside)."""
     try:
         coro.send(None)

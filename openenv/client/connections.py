@@ -25,6 +25,9 @@ client does with its default 20 s interval and timeout. The server answers pings
 an environment's step runs in a worker. Between calls the same check runs in the background
 (a loop timer here, the keepalive thread for ``.sync()``), and the next call raises the
 :class:`Unresponsive` it found at once.
+
+(Over 400 lines: the protocol bookkeeping both drivers share and the asyncio driver sit together
+so the liveness and answer-matching rules are written once.)
 """
 
 from __future__ import annotations
@@ -34,17 +37,20 @@ import contextlib
 import ssl
 import time
 import urllib.parse
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
-from websockets.frames import Opcode
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from openenv import pacing
 from openenv.core.serialization import load_json
+
+if TYPE_CHECKING:
+    from websockets.typing import BytesLike
 
 CLOSE_WAIT_S = 2.0
 PING_S = 20.0  # see the module docstring
@@ -65,10 +71,9 @@ def redirect(url: str, headers: dict[str, str], exc: Exception) -> tuple[str, di
     (``Authorization``, ``Cookie``) are not sent to another origin. Raises ``exc`` when it is
     not a redirect that can be followed.
     """
-    response = getattr(exc, "response", None)
-    location = response.headers.get("Location") if response is not None else None
-    if not isinstance(exc, InvalidStatus) or response.status_code not in REDIRECT_CODES:
+    if not isinstance(exc, InvalidStatus) or exc.response.status_code not in REDIRECT_CODES:
         raise exc
+    location = exc.response.headers.get("Location")
     if not location:
         raise exc
     target = urllib.parse.urljoin(url, location)
@@ -104,7 +109,7 @@ class SansIOConnection:
         self.protocol = protocol
         self.headers: Any = {}  # the handshake response's headers
         self._texts: list[bytes] = []  # text messages (UTF-8) read but not yet claimed by a call
-        self._parts: list[bytes] | None = None  # a fragmented message being assembled
+        self._parts: list[BytesLike] | None = None  # a fragmented message being assembled
         self._eof = False
         self._heard_at = time.monotonic()  # when the server last sent anything
         self._pinged_at: float | None = None  # an unanswered ping of ours, sent then
@@ -134,7 +139,9 @@ class SansIOConnection:
         return None
 
     def _collect(self, frames: list[Any] | None = None) -> None:
-        for frame in self.protocol.events_received() if frames is None else frames:
+        # After the handshake's Response, every event the protocol delivers is a Frame.
+        events = self.protocol.events_received() if frames is None else frames
+        for frame in cast(list[Frame], events):
             if frame.opcode is Opcode.TEXT:
                 self._parts = [frame.data]
             elif frame.opcode is Opcode.CONT and self._parts is not None:

@@ -14,7 +14,7 @@ import asyncio
 import itertools
 import os
 import typing
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self
 
 import websockets
 from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy import per use
@@ -39,15 +39,16 @@ from openenv.core.errors import (
     server_error,
 )
 from openenv.core.serialization import (
+    _step_result_cls,
     dump_json,
     model_from_wire,
     step_result_from_wire,
 )
-from openenv.core.types import Action, Observation, State, StepResult
+from openenv.core.types import Action, ActT, Observation, ObsT, State, StateT, StepResult
 
-ActT = TypeVar("ActT")
-ObsT = TypeVar("ObsT")
-StateT = TypeVar("StateT")
+if TYPE_CHECKING:
+    from openenv.client.sync import SyncEnvClient  # sync.py imports this module
+    from openenv.launch.bootstrap import Bootstrap
 
 TOKEN_ENV_VAR = "OPENENV_API_TOKEN"
 
@@ -99,6 +100,9 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
 
     # -- typing hooks (override only for unusual payloads) -------------------------------
 
+    _openenv_models: tuple[type | None, type | None, type | None]  # set on each subclass
+    _openenv_result_type: type[StepResult[Any]]
+
     @classmethod
     def _models(cls) -> tuple[Any, Any, Any]:
         found = cls.__dict__.get("_openenv_models")  # per class: parsing runs on every step
@@ -107,7 +111,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             cls._openenv_models = found
             # pydantic caches StepResult[Obs] weakly: without this reference the class is
             # rebuilt after garbage collections in the middle of a run.
-            cls._openenv_result_type = StepResult[found[1] or Observation]
+            cls._openenv_result_type = _step_result_cls(found[1] or Observation)
         return found
 
     def _step_payload(self, action: Any) -> dict[str, Any]:
@@ -120,17 +124,18 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             return action
         raise TypeError(f"step() needs an Action or a dict, got {type(action).__name__}")
 
-    def _parse_result(self, payload: dict[str, Any]) -> StepResult:
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[ObsT]:
         obs_cls = self._models()[1] or Observation
         return step_result_from_wire(payload, obs_cls)
 
-    def _parse_state(self, payload: dict[str, Any]) -> Any:
-        state_cls = self._models()[2] or State
+    def _parse_state(self, payload: dict[str, Any]) -> StateT:
+        state_cls: Any = self._models()[2] or State  # StateT's class, found at run time
         return state_cls.model_validate(payload)
 
     # -- connection -------------------------------------------------------------------------
 
-    async def connect(self) -> EnvClient[ActT, ObsT, StateT]:
+    async def connect(self) -> Self:
+        """Open the session (the WebSocket); a no-op when it is open already."""
         if self._ws is not None:
             return self
         url, headers = ws_url(self.base_url), dict(self._headers)
@@ -166,6 +171,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         )
 
     async def close(self) -> None:
+        """Close the session, then stop the server this client started (if any)."""
         ws, self._ws = self._ws, None
         provider, self._provider = self._provider, None
         try:
@@ -178,14 +184,14 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 else:
                     await asyncio.to_thread(provider.stop)
 
-    async def __aenter__(self) -> EnvClient[ActT, ObsT, StateT]:
+    async def __aenter__(self) -> Self:
         return await self.connect()
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
     @classmethod
-    def from_docker_image(cls, image: str, provider: Any = None, **kwargs: Any) -> Any:
+    def from_docker_image(cls, image: str, provider: Any = None, **kwargs: Any) -> Bootstrap[Self]:
         """Run ``image`` in Docker: ``await`` the result for a connected client, or ``.sync()``.
 
         The container is removed when the client closes. Keyword arguments: ``env_vars``,
@@ -199,7 +205,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
     @classmethod
     def from_env(
         cls, repo_id: str, *, local: bool = False, token: str | None = None, **kwargs: Any
-    ) -> Any:
+    ) -> Bootstrap[Self]:
         """Connect to the Hugging Face Space ``owner/name`` (``https://owner-name.hf.space``).
 
         ``await`` the result for a connected client, or call ``.sync()``. ``token`` (default
@@ -210,7 +216,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
 
         return from_space(cls, repo_id, local=local, token=token, **kwargs)
 
-    def sync(self) -> Any:
+    def sync(self) -> SyncEnvClient[ActT, ObsT, StateT]:
         """A blocking wrapper with the same methods, usable as a context manager."""
         from openenv.client.sync import SyncEnvClient
 
@@ -218,17 +224,19 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
 
     # -- the API ----------------------------------------------------------------------------
 
-    async def reset(self, **kwargs: Any) -> StepResult:
+    async def reset(self, **kwargs: Any) -> StepResult[ObsT]:
         """Start an episode; ``seed``, ``episode_id`` and env options go in ``kwargs``."""
         data = await self._call({"type": "reset", "data": kwargs}, "observation")
         return self._parse_result(data)
 
-    async def step(self, action: Any, **kwargs: Any) -> StepResult:
+    async def step(self, action: ActT | dict[str, Any], **kwargs: Any) -> StepResult[ObsT]:
+        """Take one step with ``action`` (a model, or a dict of its fields)."""
         payload = {**self._step_payload(action), **kwargs}
         data = await self._call({"type": "step", "data": payload}, "observation")
         return self._parse_result(data)
 
-    async def state(self) -> Any:
+    async def state(self) -> StateT:
+        """The episode's current state."""
         return self._parse_state(await self._call({"type": "state"}, "state"))
 
     async def _call(self, message: dict[str, Any], expect: str) -> Any:
@@ -260,14 +268,15 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         return reply.get("data") or {}
 
 
-def _find_models(cls: type) -> tuple[Any, Any, Any]:
+def _find_models(cls: type) -> tuple[type | None, type | None, type | None]:
     """The (action, observation, state) classes ``cls`` subscripts ``EnvClient`` with."""
     for klass in cls.__mro__:
         for base in getattr(klass, "__orig_bases__", ()):
             origin = typing.get_origin(base)
             if isinstance(origin, type) and issubclass(origin, EnvClient):
                 args = list(typing.get_args(base)) + [None] * 3
-                return tuple(a if isinstance(a, type) else None for a in args[:3])
+                action, observation, state = (a if isinstance(a, type) else None for a in args[:3])
+                return action, observation, state
     return None, None, None
 
 

@@ -18,7 +18,7 @@ class GenericEnvClient(EnvClient[dict, dict, dict]):
             raise TypeError(f"GenericEnvClient.step() needs a dict, got {type(action).__name__}")
         return action
 
-    def _parse_result(self, payload: dict[str, Any]) -> StepResult:
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[dict[str, Any]]:
         observation = dict(payload.get("observation") or {})
         return StepResult[dict](
             observation=observation,

@@ -61,16 +61,19 @@ def _tool(payload: dict[str, Any]) -> Tool:
     return Tool(name=payload.get("name", ""), description=description, input_schema=schema)
 
 
-def parse_tool_result(payload: dict[str, Any]) -> StepResult:
+def parse_tool_result(
+    payload: dict[str, Any],
+) -> StepResult[CallToolObservation | ListToolsObservation]:
     """Parse a step/reset payload of a tool environment into the right observation class."""
     fields = dict(payload.get("observation") or {})
     if "metadata" in payload and not fields.get("metadata"):
         fields["metadata"] = payload["metadata"]
     reward, done = payload.get("reward"), bool(payload.get("done", False))
     fields.update(reward=reward, done=done)
+    observation: CallToolObservation | ListToolsObservation
     if "tools" in fields:
         fields["tools"] = [_tool(t) for t in fields["tools"]]
-        observation: Any = ListToolsObservation.model_validate(fields)
+        observation = ListToolsObservation.model_validate(fields)
     else:
         known = CallToolObservation.model_fields
         observation = CallToolObservation.model_validate(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from openenv.client.sync import _LoopThread
 from openenv.core.errors import OpenEnvError, PoolClosed
@@ -28,13 +28,15 @@ from openenv.core.types import StepResult
 # (ClientError), the transport broke (OSError), or the action could not be encoded.
 MEMBER_ERRORS = (OpenEnvError, OSError, TypeError, ValueError, TimeoutError)
 
+_T = TypeVar("_T")
+
 
 @dataclass
 class PoolResult:
     """The outcome of one member's call: ``result`` or ``error`` (``skipped`` if not called)."""
 
     index: int
-    result: StepResult | None = None
+    result: StepResult[Any] | None = None
     error: BaseException | None = None
     skipped: bool = False
 
@@ -68,7 +70,9 @@ class EnvPool:
         return len(self.clients)
 
     @classmethod
-    def connect(cls, client_cls: Any, base_urls: str | Sequence[str], size: int, **kw: Any):
+    def connect(
+        cls, client_cls: Any, base_urls: str | Sequence[str], size: int, **kw: Any
+    ) -> EnvPool:
         """``size`` clients of ``client_cls`` spread round-robin over running servers."""
         urls = [base_urls] if isinstance(base_urls, str) else list(base_urls)
         return cls([client_cls(base_url=urls[i % len(urls)], **kw) for i in range(size)])
@@ -157,16 +161,20 @@ class SyncEnvPool:
     def __len__(self) -> int:
         return len(self.pool)
 
-    def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
+    def _run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         if self._loop is None:
             coro.close()
             raise PoolClosed("this pool is closed: make a new one with EnvPool.launch/connect")
         return self._loop.run(coro)
 
-    def reset(self, seed: int | None = None, indices: Iterable[int] | None = None, **kw: Any):
+    def reset(
+        self, seed: int | None = None, indices: Iterable[int] | None = None, **kw: Any
+    ) -> list[PoolResult]:
+        """Reset every member (or only ``indices``); member ``i`` gets ``seed + i``."""
         return self._run(self.pool.reset(seed, indices, **kw))
 
     def step(self, actions: Sequence[Any]) -> list[PoolResult]:
+        """Step member ``i`` with ``actions[i]`` (``None``: skip it), all at once, in order."""
         return self._run(self.pool.step(actions))
 
     def close(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from openenv.client.env_client import EnvClient
 from openenv.client.mcp import parse_tool_result
@@ -17,5 +17,6 @@ class MCPToolClient(EnvClient[CallToolAction, CallToolObservation, State]):
     ``step(CallToolAction(...))`` calls one as a step of the episode (with its reward).
     """
 
-    def _parse_result(self, payload: dict[str, Any]) -> StepResult:
-        return parse_tool_result(payload)
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[CallToolObservation]:
+        # Typed for tool calls; a ListToolsAction step gives a ListToolsObservation.
+        return cast(StepResult[CallToolObservation], parse_tool_result(payload))

@@ -1,5 +1,8 @@
 """The Environment contract.
 
+(Longer than our other modules on purpose: the contract's text and the base class that enforces
+it belong side by side, so that each rule and its guard are read together.)
+
 Every environment served by this framework subclasses :class:`Environment`. The contract is
 written once, here, and enforced by the base class so that every environment honours it.
 """
@@ -13,7 +16,8 @@ import inspect
 import os
 import random
 import typing
-from typing import Any, ClassVar, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
@@ -29,6 +33,13 @@ ObsT = TypeVar("ObsT", bound=Observation)
 StateT = TypeVar("StateT", bound=State)
 
 _RESERVED_RESET_PARAMS = ("self", "seed", "episode_id")
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _cached(fn: _F) -> _F:
+    """``functools.cache``, typed as ``fn`` itself (mypy finds ``type[X]`` arguments unhashable)."""
+    return cast(_F, functools.cache(fn))
 
 
 class Environment(Generic[ActT, ObsT, StateT]):
@@ -209,7 +220,7 @@ class Environment(Generic[ActT, ObsT, StateT]):
 # -- enforcement of the contract ------------------------------------------------------------
 
 
-@functools.cache
+@_cached
 def overrides(cls: type, name: str) -> bool:
     """Whether ``cls`` implements ``name`` itself (``step_async``, ``reset``…) rather than
     inheriting the base class's: servers call an overridden async variant directly and run the
@@ -217,14 +228,14 @@ def overrides(cls: type, name: str) -> bool:
     return getattr(cls, name) is not getattr(Environment, name)
 
 
-def _reset_target(cls: type) -> Any:
+def _reset_target(cls: type[Environment]) -> Any:
     impl = cls.reset if not overrides(cls, "reset_async") or overrides(cls, "reset") else None
     impl = impl or cls.reset_async
     return inspect.unwrap(impl)
 
 
-@functools.cache
-def _reset_options(cls: type) -> dict[str, inspect.Parameter]:
+@_cached
+def _reset_options(cls: type[Environment]) -> dict[str, inspect.Parameter]:
     params = inspect.signature(_reset_target(cls)).parameters
     return {
         name: p
@@ -234,8 +245,8 @@ def _reset_options(cls: type) -> dict[str, inspect.Parameter]:
     }
 
 
-@functools.cache
-def _reset_accepts_var_kwargs(cls: type) -> bool:
+@_cached
+def _reset_accepts_var_kwargs(cls: type[Environment]) -> bool:
     params = inspect.signature(_reset_target(cls)).parameters.values()
     return any(p.kind is p.VAR_KEYWORD for p in params)
 

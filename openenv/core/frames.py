@@ -44,7 +44,7 @@ import math
 import os
 import struct
 import zlib
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -123,7 +123,8 @@ def encode_frame(array: np.ndarray, encoding: str = DEFAULT_ENCODING) -> FrameDa
     else:
         raise ValueError(f"unknown frame encoding {encoding!r}; use one of {ENCODINGS}")
     data = base64.b64encode(payload).decode("ascii")
-    return EncodedFrame.model_construct(encoding=encoding, shape=list(pixels.shape), data=data)
+    kind = cast(Literal["zlib", "png", "raw"], encoding)  # the branches above checked it
+    return EncodedFrame.model_construct(encoding=kind, shape=list(pixels.shape), data=data)
 
 
 class PaletteFrames:

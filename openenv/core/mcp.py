@@ -21,6 +21,9 @@ carrying the reward. Servers also publish the tools over ``/mcp`` (JSON-RPC ``to
 refused as tool names when the class is defined.
 
 Field names and wire shapes follow the ``openenv`` 0.10.x package.
+
+(Over 400 lines: the tool wire types, the ``@tool`` decorator and ``MCPEnvironment`` are one
+contract, read and changed together.)
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ class CallToolAction(Action):
     arguments: dict[str, Any] = Field(default_factory=dict, description="Arguments of the tool")
 
     @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
         if cls is CallToolAction and isinstance(obj, dict) and obj.get("type") == "list_tools":
             return ListToolsAction.model_validate(obj, **kwargs)
         return super().model_validate(obj, **kwargs)
@@ -229,7 +232,9 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return "\n".join(summary).strip(), args
 
 
-def _arguments_model(name: str, method: Callable[..., Any], docs: dict[str, str]) -> type:
+def _arguments_model(
+    name: str, method: Callable[..., Any], docs: dict[str, str]
+) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     hints = _type_hints(method)
     for param in list(inspect.signature(method).parameters.values())[1:]:
@@ -331,11 +336,15 @@ class MCPEnvironment(Environment[CallToolAction, CallToolObservation, State]):
 
     # -- the contract ---------------------------------------------------------------------
 
-    def reset(self, seed: int | None = None, episode_id: str | None = None) -> CallToolObservation:
+    # No **kwargs: a tool environment takes no reset options and refuses unknown ones.
+    def reset(  # type: ignore[override]
+        self, seed: int | None = None, episode_id: str | None = None
+    ) -> CallToolObservation:
         self._state = State(episode_id=episode_id or str(uuid.uuid4()))
         return CallToolObservation(metadata={"status": "ready"}, reward=0.0)
 
-    def step(self, action: Action) -> Observation:
+    # A ListToolsAction gives a ListToolsObservation, not the CallToolObservation of ObsT.
+    def step(self, action: Action) -> Observation:  # type: ignore[override]
         if isinstance(action, ListToolsAction):
             obs: Observation = ListToolsObservation(tools=self.list_tools(), reward=0.0)
         elif isinstance(action, CallToolAction):

@@ -1,9 +1,9 @@
 """The one registry of environment packages: where they are, what their manifest says, which
 classes they provide, and whether they can run here.
 
-An environment package is a directory with an ``openenv.yaml`` (its :class:`Manifest`) next to
-its ``__init__.py`` (``grid_world_env/``, ``echo_env/``…). The registry finds them two ways,
-both answered by one :class:`EnvPackage`:
+An environment package is a directory with an ``openenv.yaml`` (its
+:class:`~openenv.core.manifest.Manifest`) next to its ``__init__.py`` (``grid_world_env/``,
+``echo_env/``…). The registry finds them two ways, both answered by one :class:`EnvPackage`:
 
 - :func:`discover` lists the packages directly under a directory (the catalog's ``envs/``,
   ``openenv list``, Space bundles); :func:`read_package` reads one directory.
@@ -37,88 +37,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
-
 from openenv.core.errors import EnvNotFound, EnvUnavailable
+from openenv.core.manifest import MANIFEST, Manifest, normalize
 
-MANIFEST = "openenv.yaml"
 README = "README.md"
 DISTRIBUTION = "openenv-playground"  # the distribution whose extras envs name in `extra:`
-DEFAULT_EMOJI = "🎮"
 _CLIENT_MODULE = "openenv.client.env_client"  # where EnvClient lives (never imported from here)
-
-
-def normalize(name: str) -> str:
-    """``"Echo-Env"`` / ``"echo_env"`` / ``"echo"`` → ``"echo"`` (the key names compare by)."""
-    key = name.strip().lower().replace("-", "_")
-    return key.removesuffix("_env") or key
 
 
 def camel(key: str) -> str:
     """``"grid_world"`` → ``"GridWorld"``; ``"game_2048"`` → ``"Game2048"``."""
     return "".join(part[:1].upper() + part[1:] for part in key.split("_"))
-
-
-class Manifest(BaseModel):
-    """What an ``openenv.yaml`` says. Unknown keys are kept (``model_extra``), never refused."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    name: str
-    title: str | None = None  # what people read; default: the name spelt out
-    description: str = ""
-    version: str | None = None
-    tags: tuple[str, ...] = ()
-    emoji: str = DEFAULT_EMOJI
-    extra: str | None = None  # the optional-dependency extra of openenv-playground it needs
-    app: str | None = None  # module:attribute of the server app
-    client: str | None = None  # class name of the typed client (default <Name>Env)
-    environment: str | None = None  # class name of the environment (default <Name>Environment)
-    author: str | None = None
-    documentation_url: str | None = None
-
-    @field_validator("name", "version", mode="before")
-    @classmethod
-    def _text(cls, value: Any) -> Any:
-        return None if value is None else str(value)  # YAML reads `version: 1.0` as a number
-
-    @field_validator("title", "description", "emoji", "extra", mode="before")
-    @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
-        return None if value in (None, "") else str(value)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _tags(cls, value: Any) -> Any:
-        return tuple(str(tag) for tag in value or ())
-
-    @property
-    def display_title(self) -> str:
-        """The name people read: ``title``, else the name spelt out (``Grid World``)."""
-        return self.title or normalize(self.name).replace("_", " ").title()
-
-    @classmethod
-    def read(cls, path: Path, default_name: str) -> Manifest:
-        """Parse the manifest file at ``path``; ``ValueError`` says what is wrong with it."""
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{path} is not valid YAML: {exc}") from exc
-        if data is None:
-            data = {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path} must be a mapping of keys (name:, description:, ...)")
-        data = {k: v for k, v in data.items() if v is not None or k == "name"}
-        data["name"] = data.get("name") or default_name
-        data.setdefault("emoji", DEFAULT_EMOJI)
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            fields = "; ".join(
-                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)
-            )
-            raise ValueError(f"{path}: {fields}") from None
 
 
 @dataclass(frozen=True)

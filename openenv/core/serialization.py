@@ -28,7 +28,7 @@ def _json_encoder() -> Callable[[Any], str]:
     """Compact JSON, the same text as ``json.dumps(separators=(",", ":"))`` (ASCII escapes,
     ``Infinity``/``NaN``; only exponents are spelt ``1e-7`` instead of ``1e-07``), written by
     pydantic-core about 4x faster; the standard library where pydantic-core is too old."""
-    options = {"ensure_ascii": True, "inf_nan_mode": "constants"}
+    options: dict[str, Any] = {"ensure_ascii": True, "inf_nan_mode": "constants"}
     try:
         pydantic_core.to_json(None, **options)
     except TypeError:  # pydantic-core without these options
@@ -75,9 +75,9 @@ def step_result_from_wire(payload: dict[str, Any], observation_cls: type[ObsT]) 
 
 
 @functools.cache
-def _step_result_cls(observation_cls: type) -> type[StepResult]:
+def _step_result_cls(observation_cls: type) -> type[StepResult[Any]]:
     """``StepResult[observation_cls]``, built once (pydantic keeps it only weakly)."""
-    return StepResult[observation_cls]
+    return StepResult[observation_cls]  # type: ignore[valid-type]  # a class known at run time
 
 
 def state_to_wire(state: State) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 
 class Transform:
@@ -64,7 +64,7 @@ class FnTransform(Transform):
 
     def __init__(self, fn: Callable[[Any], Any], name: str | None = None) -> None:
         self.fn = fn
-        self._name = name or getattr(fn, "__name__", "transform")
+        self._name = name or cast(str, getattr(fn, "__name__", "transform"))
 
     @property
     def name(self) -> str:

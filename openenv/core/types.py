@@ -42,7 +42,10 @@ class State(BaseModel):
     step_count: int = Field(default=0, ge=0, description="Steps taken in the current episode")
 
 
+# The type parameters of StepResult and of the clients (``EnvClient[ActT, ObsT, StateT]``).
+ActT = TypeVar("ActT")
 ObsT = TypeVar("ObsT")
+StateT = TypeVar("StateT")
 
 
 class StepResult(BaseModel, Generic[ObsT]):

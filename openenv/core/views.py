@@ -7,9 +7,10 @@ playground, a GIF export, or a notebook's ``_repr_png_``; environments never ret
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -133,8 +134,9 @@ class Slider:
     def snap(self, value: float) -> float:
         """``value`` on the nearest step from ``low``, inside the range (``1.98``, not
         ``1.9800000000000002``)."""
-        steps = round((value - self.low) / self.step)
-        return float(f"{min(max(self.low + steps * self.step, self.low), self.high):.12g}")
+        step = cast(float, self.step)  # never None once __post_init__ has run
+        steps = round((value - self.low) / step)
+        return float(f"{min(max(self.low + steps * step, self.low), self.high):.12g}")
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ class ActionSliders:
     field: str
     sliders: tuple[Slider, ...]
     scalar: bool = False
-    action: dict[str, Any] = field(default_factory=dict)
+    action: dict[str, Any] = dataclasses.field(default_factory=dict)  # `field` is a str here
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sliders", tuple(self.sliders))

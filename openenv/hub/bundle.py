@@ -7,6 +7,9 @@ distribution's dependencies (plus each environment's extra), pinned to the versi
 here, those the tests ran with. Every generated file is rendered from the templates of
 ``openenv.spaces`` (``spaces/templates/`` in the repository) by :func:`render_template`. It
 works the same from a checkout and from an installed wheel.
+
+(Over 400 lines: rendering, pinning and reading back a bundle are one format, kept in one
+place so what is written and what the tests read back cannot drift apart.)
 """
 
 from __future__ import annotations

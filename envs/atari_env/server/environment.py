@@ -34,6 +34,9 @@ same episode even with sticky actions.
 Games: every ROM ``ale_py.roms.get_all_rom_ids()`` lists except the four ALE ships without an
 implementation (``combat``, ``joust``, ``maze_craze``, ``warlords``: ALE issue #537), which are
 refused with that reason (loading one would end the process).
+
+(Over 400 lines: the reset options, the emulator and its frames are the environment; each
+option's checks live next to what they protect.)
 """
 
 from __future__ import annotations

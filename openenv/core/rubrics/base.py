@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 PreHook = Callable[["Rubric", Any, Any], None]
@@ -31,6 +31,12 @@ class HookHandle:
 class Rubric:
     """Base class. Subclasses implement ``forward``; the last score is kept in ``last_score``."""
 
+    # Set in __init__ with object.__setattr__ (children are registered by __setattr__).
+    _children: dict[str, Rubric]
+    _pre_hooks: list[PreHook]
+    _post_hooks: list[PostHook]
+    last_score: float | None
+
     def __init__(self) -> None:
         object.__setattr__(self, "_children", {})
         object.__setattr__(self, "_pre_hooks", [])
@@ -48,7 +54,7 @@ class Rubric:
 
     # -- evaluation -------------------------------------------------------------------------
 
-    def forward(self, action: Any, observation: Any) -> float:
+    def forward(self, action: Any, observation: Any) -> float | Awaitable[float]:
         raise NotImplementedError(f"{type(self).__name__} must implement forward()")
 
     def __call__(self, action: Any, observation: Any) -> Any:
@@ -151,6 +157,9 @@ class Rubric:
 
 class FnRubric(Rubric):
     """A rubric from a plain function ``fn(action, observation) -> float``."""
+
+    _fn: Callable[[Any, Any], Any]
+    _name: str
 
     def __init__(self, fn: Callable[[Any, Any], Any], name: str | None = None) -> None:
         super().__init__()

@@ -97,6 +97,8 @@ class WeightedSum(Rubric):
     -0.01 per step); pass ``normalized=True`` to require that they do.
     """
 
+    _weights: dict[str, float]
+
     def __init__(
         self,
         rubrics: Mapping[str, Rubric] | Iterable[Rubric],
