@@ -28,8 +28,6 @@ from servers import (  # noqa: F401  (re-exported for the test modules)
     wait_healthy,
 )
 
-from openenv.server import create_app
-
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 BROWSER_WAIT_MS = 90_000
 CHROMIUM_ARGS = [
@@ -106,10 +104,10 @@ def step_down_in_the_playground(page) -> None:
 
 @pytest.fixture(scope="module")
 def grid_server() -> Iterator[str]:
-    """A grid world server with its playground, for the tests of one module."""
-    from grid_world_env.server.environment import GridWorldEnvironment
-
-    with served(create_app(GridWorldEnvironment)) as url:
+    """A grid world server with its playground, for the tests of one module. A process of its
+    own: Gradio's queue keeps process-wide state that a page served from the test process
+    (next to Playwright's loop) does not survive."""
+    with serve("grid_world_env.server.app:app") as url:
         yield url
 
 

@@ -32,7 +32,8 @@ pytestmark = pytest.mark.slow
 # Files a server reads at run time, each where an installed wheel must hold it.
 PACKAGE_DATA = (
     "openenv/web/playground.py",
-    "openenv/web/assets/keys.js",
+    "openenv/web/assets/stage.js",
+    "openenv/web/assets/page.js",
     "openenv/web/assets/playground.css",
     "openenv/web/assets/rewards.js",
     "openenv/spaces/templates/Dockerfile.tmpl",
@@ -103,7 +104,7 @@ def test_the_installed_framework_comes_from_the_virtualenv_only(
         "from openenv.web.static import asset\n"
         "print(openenv.__file__); print(openenv.web.__file__); print(grid_world_env.__file__)\n"
         "assert importlib.util.find_spec('web') is None, 'a top-level web package'\n"
-        "assert asset('keys.js').startswith('//')\n"
+        "assert asset('stage.js').startswith('//')\n"
     )
     out = subprocess.run(
         [str(python), "-c", code], cwd=tmp_path, env=outside_the_checkout(tmp_path),

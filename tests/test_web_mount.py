@@ -9,29 +9,18 @@ import time
 import httpx
 import pytest
 
-from tests.conftest import serve
+from tests.conftest import ROOT, serve
+from tests.wire_apps import PREFIX
 
 pytestmark = pytest.mark.browser
 
-PREFIX = "/envs/grid_world"
 TOKEN = "s3cret-token"
-
-
-def make_parent():
-    """A parent app mounting an env server under a prefix (uvicorn --factory target)."""
-    from grid_world_env.server.environment import GridWorldEnvironment
-    from starlette.applications import Starlette
-    from starlette.routing import Mount
-
-    from openenv.server import create_app
-
-    child = create_app(GridWorldEnvironment, max_concurrent_envs=1)
-    return Starlette(routes=[Mount(PREFIX, app=child)])
 
 
 @pytest.fixture(scope="module")
 def mounted():
-    with serve("tests.test_web_mount:make_parent", args=["--factory"], health_path=PREFIX) as url:
+    args = ["--app-dir", str(ROOT / "tests"), "--factory"]
+    with serve("wire_apps:grid_under_prefix", args=args, health_path=PREFIX) as url:
         yield url + PREFIX
 
 

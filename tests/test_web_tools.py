@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from conftest import module_app, serve, served
+from conftest import ROOT, serve
 
 from openenv.web.forms import example_value
 from openenv.web.page.tools import result_html
@@ -15,7 +15,7 @@ from openenv.web.page.tools import result_html
 
 @pytest.fixture(scope="module")
 def tools_url() -> Iterator[str]:
-    with served(module_app("tool_apps:app")) as url:
+    with serve("tool_apps:app", args=["--app-dir", str(ROOT / "tests")]) as url:
         yield url
 
 

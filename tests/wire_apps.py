@@ -86,3 +86,17 @@ class ProbeEnvironment(Environment[ProbeAction, ProbeObservation, ProbeState]):
 
 
 app = create_app(ProbeEnvironment, enable_web=False)
+
+
+PREFIX = "/envs/grid_world"
+
+
+def grid_under_prefix():
+    """A parent app mounting a grid world server under a prefix, as the catalog mounts an env
+    (a ``uvicorn --factory`` target)."""
+    from grid_world_env.server.environment import GridWorldEnvironment
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    child = create_app(GridWorldEnvironment, max_concurrent_envs=1)
+    return Starlette(routes=[Mount(PREFIX, app=child)])
