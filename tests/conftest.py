@@ -24,6 +24,7 @@ from servers import (  # noqa: F401  (re-exported for the test modules)
     module_app,
     serve,
     served,
+    server_process,
     stop_process_group,
     wait_healthy,
 )
@@ -71,12 +72,8 @@ def run_app_py(envs_dir: Path) -> Iterator[str]:
     """``python app.py`` (the catalog) as a user runs it, with $PORT and $OPENENV_ENVS_DIR."""
     port = free_port()
     env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "OPENENV_ENVS_DIR": str(envs_dir)}
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, start_new_session=True)
-    try:
-        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process_group(proc)
+    with server_process([sys.executable, "app.py"], port, cwd=ROOT, env=env) as url:
+        yield url
 
 
 def run_cli(

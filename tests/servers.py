@@ -169,7 +169,24 @@ def serve(
         "--log-level", "warning", *OPENENV_SERVE_ARGS, *(args or []),
     ]  # fmt: skip
     full_env = {**os.environ, **(env or {})}
-    proc = subprocess.Popen(cmd, env=full_env, cwd=cwd or ROOT, start_new_session=True)
+    with server_process(cmd, port, cwd=cwd or ROOT, env=full_env, timeout=timeout,
+                        health_path=health_path) as base:  # fmt: skip
+        yield base
+
+
+@contextlib.contextmanager
+def server_process(
+    cmd: list[str],
+    port: int,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float = 120.0,
+    health_path: str = "",
+) -> Iterator[str]:
+    """Run ``cmd`` (a server listening on ``port``) in its own process group until the block
+    ends; yield its base URL once ``/health`` answers."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(base + health_path, proc, timeout)

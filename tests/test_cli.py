@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, free_port, serve, stop_process_group, wait_healthy
+from conftest import ROOT, free_port, serve, server_process
 from conftest import run_cli as openenv  # the command, as a user runs it
 
 
@@ -28,17 +28,9 @@ def workdir(tmp_path_factory) -> Path:
 def openenv_serve(path: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "openenv.cli", "serve", str(path)],
-        cwd=path.parent,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process_group(proc)
+    cmd = [sys.executable, "-m", "openenv.cli", "serve", str(path)]
+    with server_process(cmd, port, cwd=path.parent, env=env) as url:
+        yield url
 
 
 def test_init_writes_a_complete_package(workdir: Path) -> None:

@@ -16,13 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import (
-    ROOT,
-    free_port,
-    step_down_in_the_playground,
-    stop_process_group,
-    wait_healthy,
-)
+from conftest import ROOT, free_port, server_process, step_down_in_the_playground
 from venvs import build_wheel, clean_python, fresh_venv
 
 from openenv.hub.bundle import requirements
@@ -78,12 +72,8 @@ def openenv_serve(python: Path, name: str, cwd: Path) -> Iterator[str]:
         "--port",
         str(port),
     ]
-    proc = subprocess.Popen(cmd, cwd=cwd, env=outside_the_checkout(cwd), start_new_session=True)
-    try:
-        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process_group(proc)
+    with server_process(cmd, port, cwd=cwd, env=outside_the_checkout(cwd)) as url:
+        yield url
 
 
 def test_the_wheel_holds_the_web_layer_inside_openenv_with_its_files(wheel: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, step_down_in_the_playground, stop_process_group, wait_healthy
+from conftest import ROOT, free_port, server_process, step_down_in_the_playground
 from packaging.requirements import Requirement
 from venvs import clean_python
 
@@ -43,12 +43,8 @@ def boot_like_a_space(bundle: Path) -> Iterator[str]:
     container_only = {"PATH", "HOME"}  # they describe the image's filesystem, not this machine
     env = {k: v for k, v in env_vars.items() if k not in container_only}
     env.update(PORT=str(port), PATH=f"{python.parent}:/usr/bin:/bin", HOME=str(bundle.parent))
-    proc = subprocess.Popen([str(python), *cmd[1:]], cwd=bundle, env=env, start_new_session=True)
-    try:
-        wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=120)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process_group(proc)
+    with server_process([str(python), *cmd[1:]], port, cwd=bundle, env=env) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

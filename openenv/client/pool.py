@@ -94,7 +94,7 @@ class EnvPool:
         from openenv.launch.servers import launch_pool  # the launch layer, at call time
 
         return launch_pool(
-            name, size, servers, use_docker=use_docker, docker_image=docker_image,
+            cls, name, size, servers, use_docker=use_docker, docker_image=docker_image,
             env_vars=env_vars,
         )  # fmt: skip
 

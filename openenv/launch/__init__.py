@@ -1,5 +1,10 @@
-"""Starting environment servers for a client: the layer above ``openenv.client`` and
-``openenv.runtime``; nothing below imports it at load time.
+"""Starting environment servers for a client: local processes and containers
+(``openenv.runtime``), Spaces (``openenv.hub``), installed packages (``openenv.core.registry``).
+
+It imports no client module: it is handed the client (or pool) class to build, so the client's
+documented entry points (``<Name>Env.from_docker_image``, ``<Name>Env.from_env``,
+``EnvPool.launch``) call into it without a cycle, and ``AutoEnv`` finds an environment's client
+class through the registry.
 
 - :func:`launch_client` binds a provider (a local process, a Docker container) to a typed client
   that stops it on close; :class:`Bootstrap` is the lazy handle ``await``-ed or ``.sync()``-ed.

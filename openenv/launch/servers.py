@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from openenv.client.pool import EnvPool
 from openenv.core.errors import EnvNotFound
 from openenv.core.registry import EnvPackage, find
 from openenv.hub import spaces
@@ -104,7 +103,11 @@ def _local_package(client_cls: Any, repo_id: str) -> EnvPackage:
         return find(repo_id.rstrip("/").split("/")[-1])
 
 
+P = TypeVar("P")
+
+
 def launch_pool(
+    pool_cls: Callable[..., P],
     name: str,
     size: int,
     servers: int = 1,
@@ -112,10 +115,10 @@ def launch_pool(
     use_docker: bool = False,
     docker_image: str | None = None,
     env_vars: Mapping[str, str] | None = None,
-) -> EnvPool:
+) -> P:
     """What ``EnvPool.launch`` does: start ``servers`` servers of env ``name`` (local processes,
     or containers of ``docker_image`` when ``use_docker``) and spread ``size`` sessions over
-    them round-robin. The pool stops its servers on close."""
+    them round-robin, in a ``pool_cls`` (``EnvPool``) that stops its servers on close."""
     package = find(name)
     providers = [
         provider_for(package, use_docker=use_docker, image=docker_image, env_vars=env_vars)
@@ -129,6 +132,6 @@ def launch_pool(
         for provider in providers:
             provider.stop()
         raise
-    pool = EnvPool.connect(package.client_class(), urls, size)
+    pool = pool_cls.connect(package.client_class(), urls, size)  # type: ignore[attr-defined]
     pool._providers = providers
     return pool
