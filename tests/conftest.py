@@ -15,7 +15,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from servers import (  # noqa: F401  (re-exported for the test modules)
+
+# The helper modules next to this file (servers.py, venvs.py) import by their own names, also
+# when this file is imported as tests.conftest (the benchmarks do).
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+from servers import (  # noqa: E402, F401  (re-exported for the test modules)
     OPENENV_SERVE_ARGS,
     ROOT,
     api_app,
