@@ -102,7 +102,10 @@ def test_a_server_that_cannot_start_reports_its_own_error(tmp_path: Path):
 
 OWNER_SCRIPT = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
+    # Ctrl+C raises KeyboardInterrupt, even when this was started with SIGINT ignored (a job
+    # that a shell without job control started in the background, as some CI runners do).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from openenv.launch import AutoEnv
     env = AutoEnv.from_env("grid_world", env_vars={"ENABLE_WEB_INTERFACE": "0"}).sync()
     env.reset(seed=0)
