@@ -20,6 +20,7 @@ from PIL import Image
 from openenv.core.frames import png_bytes
 from openenv.core.views import Board, Frame, Svg, Text, View
 from openenv.web.drawing import html, raster
+from openenv.web.drawing.svg import sanitize_svg
 
 THUMBNAIL_WIDTH = 480
 MAX_TEXT_LINES = 14
@@ -124,7 +125,7 @@ DRAWERS: dict[type, Drawer] = {
     Svg: Drawer(
         html=html.svg_html,
         image=lambda view: None,
-        thumbnail=lambda view: Thumbnail("svg", view.markup),
+        thumbnail=lambda view: Thumbnail("svg", sanitize_svg(view.markup)),
         text=lambda view: "an SVG drawing",
     ),
 }

@@ -15,11 +15,10 @@ import re
 from typing import Any
 
 from openenv.core.views import Board, Cell, Frame, Svg, Text, png_data_url
+from openenv.web.drawing.svg import sanitize_svg
 
 MAX_LIST_ITEMS = 32
 MAX_STRING = 4000
-_SCRIPT = re.compile(r"<\s*script\b.*?<\s*/\s*script\s*>", re.IGNORECASE | re.DOTALL)
-_HANDLER = re.compile(r"\son[a-z]+\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)", re.IGNORECASE)
 
 
 def frame_html(frame: Frame) -> str:
@@ -42,7 +41,7 @@ def text_html(text: Text) -> str:
 
 
 def svg_html(svg: Svg) -> str:
-    return f'<div class="oe-svg">{safe_svg(svg.markup)}</div>'
+    return f'<div class="oe-svg">{sanitize_svg(svg.markup)}</div>'
 
 
 def board_html(board: Board) -> str:
@@ -78,11 +77,6 @@ def _cell_html(cell: Cell) -> str:
 def _css_value(value: str) -> str:
     # Colours only: drop anything that could end the declaration or the attribute.
     return re.sub(r"[;\"'<>{}]", "", value)
-
-
-def safe_svg(markup: str) -> str:
-    """SVG markup without scripts or inline event handlers."""
-    return _HANDLER.sub("", _SCRIPT.sub("", markup))
 
 
 def observation_html(observation: dict[str, Any]) -> str:
