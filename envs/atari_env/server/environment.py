@@ -12,7 +12,7 @@ reset option                environment variable         default
 ``mode``                    ``ATARI_MODE``               the game's default
 ``difficulty``              ``ATARI_DIFFICULTY``         the game's default
 ``repeat_action_probability`` ``ATARI_REPEAT_ACTION_PROB`` ``0.0`` (sticky actions)
-``frameskip``               ``ATARI_FRAMESKIP``          ``4`` (an integer >= 1)
+``frameskip``               ``ATARI_FRAMESKIP``          ``4`` (an integer from 1 to 32)
 ``max_episode_steps``       ``ATARI_MAX_EPISODE_STEPS``  none: game over only (else >= 1)
 ``frame_encoding``          ``OPENENV_FRAME_ENCODING``   ``rows`` (zlib, png, raw, list)
 ==========================  ===========================  ===========================
@@ -59,6 +59,9 @@ from openenv.core.frames import Encoding, FrameData, PaletteFrames, encode_frame
 ALEInterface.setLoggerMode(LoggerMode.Error)
 
 OBS_TYPES = ("rgb", "grayscale", "ram")
+# What a visitor may make one step or one episode cost: a step emulates frameskip frames.
+MAX_FRAMESKIP = 32
+MAX_EPISODE_STEPS = 1_000_000
 ENV_VARS = {
     "game_name": "ATARI_GAME",
     "obs_type": "ATARI_OBS_TYPE",
@@ -139,8 +142,8 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         mode: Annotated[int, Field(ge=0)] | None = None,
         difficulty: Annotated[int, Field(ge=0)] | None = None,
         repeat_action_probability: Annotated[float, Field(ge=0.0, le=1.0)] | None = None,
-        frameskip: Annotated[int, Field(ge=1)] | None = None,
-        max_episode_steps: Annotated[int, Field(ge=1)] | None = None,
+        frameskip: Annotated[int, Field(ge=1, le=MAX_FRAMESKIP)] | None = None,
+        max_episode_steps: Annotated[int, Field(ge=1, le=MAX_EPISODE_STEPS)] | None = None,
         frame_encoding: Encoding | None = None,
     ) -> AtariObservation:
         options = {k: v for k, v in locals().items() if k in ENV_VARS}
@@ -379,13 +382,14 @@ def _flag(value: Any) -> bool:
     raise ValueError("use true or false")
 
 
-def _int_at_least(low: int):
+def _int_at_least(low: int, high: int | None = None):
     def parse(value: Any) -> int:
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError("use an integer")
         number = int(value)
-        if number < low:
-            raise ValueError(f"use an integer >= {low}")
+        if number < low or (high is not None and number > high):
+            bound = f"from {low} to {high}" if high is not None else f">= {low}"
+            raise ValueError(f"use an integer {bound}")
         return number
 
     return parse
@@ -410,8 +414,8 @@ _PARSERS = {
     "mode": _int_at_least(0),
     "difficulty": _int_at_least(0),
     "repeat_action_probability": _probability,
-    "frameskip": _int_at_least(1),
-    "max_episode_steps": _int_at_least(1),
+    "frameskip": _int_at_least(1, MAX_FRAMESKIP),
+    "max_episode_steps": _int_at_least(1, MAX_EPISODE_STEPS),
 }
 
 

@@ -133,8 +133,8 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         frame_encoding: Encoding | None = None,
     ) -> DMControlObservation:
         task = (domain_name or default("domain_name"), task_name or default("task_name"))
-        height = _positive("render_height", render_height or default("render_height"))
-        width = _positive("render_width", render_width or default("render_width"))
+        height = _positive("render_height", render_height or default("render_height"), MAX_SIDE)
+        width = _positive("render_width", render_width or default("render_width"), MAX_SIDE)
         self._limit = (
             _positive("max_episode_steps", max_episode_steps) if max_episode_steps else None
         )
@@ -277,7 +277,10 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         )
 
 
-def _positive(name: str, value: Any) -> int:
+MAX_SIDE = 640  # pixels of a rendered frame's side: what one step may cost to draw and send
+
+
+def _positive(name: str, value: Any, high: int | None = None) -> int:
     if isinstance(value, bool):
         raise InvalidAction(f"{name} must be a positive integer, got {value!r}")
     try:
@@ -286,4 +289,6 @@ def _positive(name: str, value: Any) -> int:
         raise InvalidAction(f"{name} must be a positive integer, got {value!r}") from None
     if number < 1:
         raise InvalidAction(f"{name} must be a positive integer, got {value!r}")
+    if high is not None and number > high:
+        raise InvalidAction(f"{name} must be at most {high}, got {number}")
     return number

@@ -52,6 +52,7 @@ from gymnasium_env.models import GymnasiumAction, GymnasiumObservation, Gymnasiu
 from gymnasium_env.server import spaces as sp
 from gymnasium_env.server.labels import box_labels, discrete_labels
 from openenv.core import ActionChoice, ActionSliders, Environment, Frame, InvalidAction, Text
+from openenv.core.bounds import check_settings
 from openenv.core.frames import Encoding, encode_frame, resolve_encoding
 
 DEFAULT_ENV_ID = "CartPole-v1"
@@ -151,6 +152,7 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         env_id = env_id or default_env_id()
         self._encoding = resolve_encoding(frame_encoding)
         self._render = bool(render)
+        check_settings("env_kwargs", env_kwargs or {})
         self._open(env_id, render_mode, max_episode_steps, dict(env_kwargs or {}))
         obs, info = self._env.reset(seed=self.rng.randrange(2**31))
         env = self._env

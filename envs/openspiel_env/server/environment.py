@@ -47,10 +47,36 @@ RECENT_MOVES = 6
 TEXT_WIDTH = 40
 
 
+# What a visitor may ask of a game's parameters: a board of 32 x 32, a few players, short text.
+MAX_PARAMS = 12
+MAX_PARAM_NUMBER = 32
+MAX_PARAM_TEXT = 64
+
+
+def check_params(params: dict[str, Any]) -> None:
+    """Refuse game parameters that would make a game huge (a board of 10,000 x 10,000 takes
+    gigabytes and blocks the server for seconds): numbers up to 32, text up to 64 characters."""
+    if len(params) > MAX_PARAMS:
+        raise InvalidAction(f"game_params takes at most {MAX_PARAMS} parameters")
+    for key, value in params.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float) and not -MAX_PARAM_NUMBER <= value <= MAX_PARAM_NUMBER:
+            raise InvalidAction(
+                f"game_params {key}={value!r} is out of range: numbers from "
+                f"-{MAX_PARAM_NUMBER} to {MAX_PARAM_NUMBER}"
+            )
+        if isinstance(value, str) and len(value) > MAX_PARAM_TEXT:
+            raise InvalidAction(f"game_params {key} is longer than {MAX_PARAM_TEXT} characters")
+        if not isinstance(value, int | float | str):
+            raise InvalidAction(f"game_params {key} must be a number, a string or true/false")
+
+
 def load_game(name: str, params: dict[str, Any]) -> pyspiel.Game:
     """Load a game by its short name; simultaneous games are made turn-based."""
     if name not in pyspiel.registered_names():
         raise InvalidAction(f"unknown OpenSpiel game {name!r}; try one of {EXAMPLES}")
+    check_params(params)
     try:
         game = pyspiel.load_game(name, params)
     except pyspiel.SpielError as exc:

@@ -19,6 +19,7 @@ from reasoning_gym import factory
 from reasoning_gym.composite import DatasetSpec
 
 from openenv.core import Environment, InvalidAction, Text
+from openenv.core.bounds import check_settings
 from reasoning_gym_env.models import ReasoningGymAction, ReasoningGymObservation, ReasoningGymState
 from reasoning_gym_env.server.rubrics import reasoning_gym_rubric, score_answer
 
@@ -110,6 +111,8 @@ class ReasoningGymEnvironment(
             raise InvalidAction(
                 'task_specs must be a list like [{"name": "leg_counting", "weight": 2}]'
             )
+        check_settings("task_config", task_config or {})
+        check_settings("task_specs", task_specs or [])
         dataset_seed = self.rng.randrange(2**31)
         index = self.rng.randrange(dataset_size)
         dataset = build_dataset(
