@@ -32,6 +32,7 @@ import pytest
 import uvicorn
 
 from openenv.server import create_app
+from openenv.server.guarded_http import GuardedH11Protocol
 from openenv.server.lean_ws import ws_protocol
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +45,8 @@ OPENENV_SERVE_ARGS = [
     "openenv.server.lean_ws:LeanWebSocketProtocol",
     "--ws-per-message-deflate",
     "false",
+    "--http",
+    "openenv.server.guarded_http:GuardedH11Protocol",
 ]
 
 
@@ -83,6 +86,7 @@ def served(app: Any, *, ping_s: float = 20.0, ping_timeout_s: float = 20.0) -> I
         app,
         log_level="warning",
         ws=ws_protocol(),
+        http=GuardedH11Protocol,
         ws_per_message_deflate=False,
         ws_ping_interval=ping_s,
         ws_ping_timeout=ping_timeout_s,

@@ -37,6 +37,41 @@ def test_slow_calls_leave_the_loop_and_three_strikes_keep_them_off_it() -> None:
     assert not calls.inline
 
 
+def test_one_long_inline_call_sends_the_session_to_the_pool_for_good() -> None:
+    rule, calls = Adaptive(), CallStats()
+    fed(rule, calls, FAST, times=30)
+    assert calls.inline
+    fed(rule, calls, 0.5)  # a step that held the event loop half a second
+    assert not calls.inline
+    fed(rule, calls, FAST, times=500)
+    assert not calls.inline  # never retried inline
+
+
+async def test_a_reset_sends_the_next_steps_to_the_pool_until_they_prove_fast() -> None:
+    """A reset may change what a step costs (Atari's frameskip): the steps after it are
+    measured in a worker thread first, never run on the event loop on the old record."""
+    seen: list[int] = []
+
+    class Probe(ProbeEnvironment):
+        def step(self, action):
+            seen.append(threading.get_ident())
+            return super().step(action)
+
+    manager = SessionManager(Probe, idle_timeout_s=None)
+    session = await manager.open()
+    await manager.reset(session)
+    for _ in range(500):  # until it runs on the loop (a loaded machine may take longer)
+        await manager.step(session, ProbeAction(label="fast"))
+        if session.calls.inline:
+            break
+    assert session.calls.inline  # proved fast: on the loop
+    await manager.reset(session, level=3)
+    seen.clear()
+    await manager.step(session, ProbeAction(label="after reset"))
+    assert seen and seen[0] != threading.get_ident()  # measured in the pool first
+    await manager.shutdown()
+
+
 def test_one_hiccup_does_not_send_a_fast_session_to_the_pool() -> None:
     rule, calls = Adaptive(), CallStats()
     fed(rule, calls, FAST, times=30)

@@ -1,6 +1,7 @@
 """A probe environment for the protocol tests, served with ``uvicorn wire_apps:app``.
 
-Each step echoes its ``label``. ``sleep_s`` makes the (sync) step slow; ``hold`` blocks the step
+Each step echoes its ``label``. ``sleep_s`` makes the (sync) step slow, ``busy_s`` makes it
+compute (holding the GIL, as an expensive step does); ``hold`` blocks the step
 until another session sends ``release`` with the same name; ``illegal`` is refused by the rules,
 ``crash`` raises, ``done`` ends the episode. ``start`` is drawn from ``self.rng`` at reset, so a
 seed makes it reproducible. Server settings come from the environment variables of create_app.
@@ -30,6 +31,7 @@ def _gate(name: str) -> threading.Event:
 class ProbeAction(Action):
     label: str = Field(default="", max_length=100)
     sleep_s: float = Field(default=0.0, ge=0, le=10)
+    busy_s: float = Field(default=0.0, ge=0, le=10)  # computes (holds the GIL) that long
     hold: str | None = None
     release: str | None = None
 
@@ -68,6 +70,9 @@ class ProbeEnvironment(Environment[ProbeAction, ProbeObservation, ProbeState]):
         if action.hold:
             released = _gate(action.hold).wait(HOLD_LIMIT_S)
         time.sleep(action.sleep_s)
+        until = time.perf_counter() + action.busy_s
+        while time.perf_counter() < until:
+            pass
         s = self._state
         s.step_count += 1
         s.label = action.label

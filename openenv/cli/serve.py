@@ -39,10 +39,13 @@ def run(
     deflate is off: a client that asks for it (the ``websockets`` default) would otherwise
     cost about 64 KiB of zlib state per idle session instead of about 24, and frames on the
     wire are compressed already (:mod:`openenv.core.frames`). The WebSocket protocol is
-    :mod:`openenv.server.lean_ws`'s, which needs less memory per idle session.
+    :mod:`openenv.server.lean_ws`'s, which needs less memory per idle session; the HTTP
+    protocol is :mod:`openenv.server.guarded_http`'s, which closes a connection whose request
+    headers never finish.
     """
     import uvicorn
 
+    from openenv.server.guarded_http import GuardedH11Protocol
     from openenv.server.lean_ws import ws_protocol
 
     host, port = bind_address(host, port, default_port)
@@ -57,6 +60,7 @@ def run(
         ws_ping_timeout=WS_PING_TIMEOUT_S,
         ws_per_message_deflate=False,
         ws=ws_protocol(),
+        http=GuardedH11Protocol,
         proxy_headers=True,
         forwarded_allow_ips="*",
         timeout_graceful_shutdown=5,

@@ -212,6 +212,14 @@ class SansIOConnection:
     def _finished(self) -> bool:
         return self._eof or self.protocol.state is State.CLOSED
 
+    @property
+    def closed(self) -> bool:
+        """The server closed the connection (or it dropped) and no message is left to read:
+        the client opens a new one for its next call."""
+        if self._lost is not None or self._texts:
+            return False  # the next call reads what is left, or says the server went silent
+        return self._finished() or self.protocol.state is State.CLOSING
+
     def _closed(self) -> ConnectionClosed:
         if self.protocol.state is State.CLOSED:
             return self.protocol.close_exc
@@ -411,6 +419,12 @@ class ProxiedConnection:
             timeout=timeout + 1,
         )
         return cls(ws)
+
+    @property
+    def closed(self) -> bool:
+        from websockets.protocol import State as WsState
+
+        return self.ws.protocol.state in (WsState.CLOSING, WsState.CLOSED)
 
     async def request(self, text: str, request_id: str | None, timeout: float) -> dict[str, Any]:
         """Send ``text``; the answer to ``request_id`` (a frame queued before a close counts)."""

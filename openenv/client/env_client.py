@@ -11,6 +11,7 @@ Parsing comes from the models. Use ``async with`` or ``.sync()`` for blocking co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import typing
@@ -135,7 +136,10 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
     # -- connection -------------------------------------------------------------------------
 
     async def connect(self) -> Self:
-        """Open the session (the WebSocket); a no-op when it is open already."""
+        """Open the session (the WebSocket); a no-op when it is open already. A connection the
+        server closed (an ended session) is dropped first, so the call opens a new session."""
+        if self._ws is not None and self._ws.closed:
+            await self._drop()
         if self._ws is not None:
             return self
         url, headers = ws_url(self.base_url), dict(self._headers)
@@ -169,6 +173,11 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         return await ProxiedConnection.open(
             url, headers=headers, max_size=self._max_size, timeout=self._connect_timeout
         )
+
+    async def _drop(self) -> None:
+        ws, self._ws = self._ws, None
+        with contextlib.suppress(OSError, ConnectionClosed):
+            await ws.close()
 
     async def close(self) -> None:
         """Close the session, then stop the server this client started (if any)."""
@@ -225,8 +234,16 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
     # -- the API ----------------------------------------------------------------------------
 
     async def reset(self, **kwargs: Any) -> StepResult[ObsT]:
-        """Start an episode; ``seed``, ``episode_id`` and env options go in ``kwargs``."""
-        data = await self._call({"type": "reset", "data": kwargs}, "observation")
+        """Start an episode; ``seed``, ``episode_id`` and env options go in ``kwargs``.
+
+        A reset on a connection the server has closed meanwhile (the session ended: idle,
+        over its time limit, the server restarted) opens a new session and resets that one.
+        """
+        message = {"type": "reset", "data": kwargs}
+        try:
+            data = await self._call(message, "observation")
+        except ConnectionLost:
+            data = await self._call(message, "observation")  # on a new connection
         return self._parse_result(data)
 
     async def step(self, action: ActT | dict[str, Any], **kwargs: Any) -> StepResult[ObsT]:

@@ -96,10 +96,12 @@ class Environment(Generic[ActT, ObsT, StateT]):
     (a :class:`~openenv.core.transforms.Transform`) then post-processes the observation.
 
     ``SUPPORTS_CONCURRENT_SESSIONS``: set it to ``False`` when instances share global resources
-    so a server may host only one session.
+    so a server may host only one session. ``CALL_TIMEOUT_S``: how long one sync call (a step,
+    a reset) may run before the server ends its session (default: the server's, 60 s).
     """
 
     SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
+    CALL_TIMEOUT_S: ClassVar[float | None] = None  # a server's limit per sync call (its default)
 
     rubric: Rubric | None = None
     transform: Transform | None = None

@@ -49,6 +49,43 @@ def load_json(text: str | bytes) -> Any:
     return pydantic_core.from_json(text, cache_strings="keys")
 
 
+MAX_DEPTH = 64  # nesting of a message from outside: deeper is refused, never recursed into
+
+
+def load_untrusted(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """Parse JSON that anyone may have sent; ``ValueError`` says what is wrong with it (not
+    JSON, nested deeper than ``max_depth``, text that is not valid Unicode)."""
+    try:
+        obj = load_json(text)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise ValueError(f"not valid JSON: {exc}") from None
+    check_depth(obj, max_depth)
+    return obj
+
+
+def check_depth(obj: Any, max_depth: int = MAX_DEPTH) -> None:
+    """``ValueError`` when lists and objects nest deeper than ``max_depth`` (no recursion)."""
+    stack = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > max_depth:
+                raise ValueError(f"nested deeper than {max_depth} levels")
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+
+
+def is_text(value: Any) -> bool:
+    """Whether ``value`` is a string that UTF-8 can carry (no lone surrogate)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def observation_to_wire(observation: Observation) -> dict[str, Any]:
     """Serialize an observation as the ``data`` of an observation message (or an HTTP body)."""
     payload: dict[str, Any] = {

@@ -18,10 +18,12 @@ from openenv.core.registry import EnvPackage, Manifest, package_of
 from openenv.core.types import Action, Observation, State
 from openenv.server import http_routes
 from openenv.server.auth import configured_token, redact_logs
+from openenv.server.clients import per_client_limit, trusted_proxies
 from openenv.server.context import ServerContext
 from openenv.server.docs import serve_docs
+from openenv.server.headers import security_headers
 from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
-from openenv.server.sessions import SessionManager
+from openenv.server.sessions import DEFAULT_CALL_TIMEOUT_S, SessionManager
 from openenv.server.ws import DirectWsApp, WsEndpoint
 
 log = logging.getLogger("openenv.server")
@@ -50,7 +52,9 @@ def create_app(
     state_cls: type[State] | None = None,
     env_name: str | None = None,
     max_concurrent_envs: int | None = None,
+    max_sessions_per_client: int | None = None,
     session_timeout_s: float | None = None,
+    call_timeout_s: float | None = None,
     api_token: str | None = None,
     enable_web: bool | None = None,
     gradio_builder: Callable[..., Any] | None = None,
@@ -62,8 +66,11 @@ def create_app(
 
     ``env_factory`` builds one environment per session (a class works). The wire classes
     default to the environment's generic arguments. Settings fall back to environment
-    variables: ``MAX_CONCURRENT_ENVS``, ``SESSION_TIMEOUT_S`` (idle seconds before a session is
-    closed; ``0`` disables reaping), ``OPENENV_API_TOKEN`` and ``ENABLE_WEB_INTERFACE``.
+    variables: ``MAX_CONCURRENT_ENVS``, ``MAX_SESSIONS_PER_CLIENT`` (sessions one outside client
+    may hold; 0: no limit; see :mod:`openenv.server.clients`), ``SESSION_TIMEOUT_S`` (idle
+    seconds before a session is closed; ``0`` disables reaping), ``OPENENV_CALL_TIMEOUT_S`` (how
+    long one sync env call may run before its session is ended; default the env's
+    ``CALL_TIMEOUT_S`` or 60), ``OPENENV_API_TOKEN`` and ``ENABLE_WEB_INTERFACE``.
     ``gradio_builder(session_api, ...)`` adds an environment-specific tab to the playground.
     Tool environments also get ``/mcp``; ``mode="production"`` (or ``OPENENV_MODE``) serves
     tools and health only: no /reset, /step, /state, no reset/step/state on /ws, no playground.
@@ -82,6 +89,8 @@ def create_app(
         idle_timeout_s=session_timeout_s
         if session_timeout_s is not None
         else _env_number("SESSION_TIMEOUT_S", DEFAULT_SESSION_TIMEOUT_S),
+        per_client=per_client_limit(max_sessions_per_client),
+        call_timeout_s=_call_timeout(env_cls, call_timeout_s),
     )
     package = _package(env_cls, env_name)
     ctx = ServerContext(
@@ -93,6 +102,7 @@ def create_app(
         package=package,
         manager=manager,
         token=configured_token(api_token),
+        proxies=trusted_proxies(),
     )
     redact_logs(ctx.token)
 
@@ -118,10 +128,16 @@ def create_app(
     app.include_router(without_simulation(router) if production else router)
     mcp_handler = tools.ws_handler if tools else None
     ws = WsEndpoint(
-        manager, action_cls, token=ctx.token, mcp_handler=mcp_handler, simulation=not production
+        manager,
+        action_cls,
+        token=ctx.token,
+        mcp_handler=mcp_handler,
+        simulation=not production,
+        owner_of=ctx.owner_of,
     )
     app.router.add_websocket_route("/ws", ws)  # WsEndpoint is a plain ASGI app
     app.ws_endpoint = ws  # ...which /ws connections reach without the middleware and router
+    app.response_headers = security_headers()  # CSP, nosniff, referrer (openenv.server.headers)
     if tools:
         tools.mount(app)
 
@@ -141,6 +157,13 @@ def _package(env_cls: type[Environment] | None, env_name: str | None) -> EnvPack
     if env_name:
         return EnvPackage(package.path, package.manifest.model_copy(update={"name": env_name}))
     return package
+
+
+def _call_timeout(env_cls: type[Environment] | None, explicit: float | None) -> float | None:
+    if explicit is not None:
+        return explicit or None
+    declared = env_cls.CALL_TIMEOUT_S if env_cls is not None else None
+    return _env_number("OPENENV_CALL_TIMEOUT_S", declared or DEFAULT_CALL_TIMEOUT_S) or None
 
 
 def _factory_class(factory: Callable[[], Any]) -> type[Environment] | None:

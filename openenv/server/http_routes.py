@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from openenv.core.errors import InvalidAction, OpenEnvError
-from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
+from openenv.core.serialization import (
+    load_untrusted,
+    model_from_wire,
+    observation_to_wire,
+    state_to_wire,
+)
 from openenv.server.auth import check_bearer
 from openenv.server.context import ServerContext
 
@@ -57,27 +62,39 @@ async def schema(request: Request) -> dict[str, Any]:
     }
 
 
-async def reset(
-    request: Request, body: dict[str, Any] | None = Body(default=None)
-) -> dict[str, Any]:
+async def _body(request: Request, route: str) -> Any:
+    """The request's JSON body (``None`` when empty), read as anything anyone may send: bytes
+    that are not UTF-8 JSON, or nest too deep, are refused with a 422 saying so."""
+    raw = await request.body()
+    if not raw.strip():
+        return None
+    try:
+        return load_untrusted(raw)
+    except ValueError as exc:
+        raise InvalidAction(f"the body of {route} is {exc}") from None
+
+
+async def reset(request: Request) -> dict[str, Any]:
     ctx = _authorized(request)
+    body = await _body(request, "/reset")
     if body is not None and not isinstance(body, dict):
         raise InvalidAction("the body of /reset must be a JSON object of reset options")
-    session = await ctx.manager.open("http")
+    session = await ctx.manager.open("http", owner=ctx.owner_of(request.scope))
     try:
         return _http_observation(await ctx.manager.reset(session, **(body or {})))
     finally:
         await ctx.manager.close(session.id)
 
 
-async def step(request: Request, body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+async def step(request: Request) -> dict[str, Any]:
     """One step from a fresh episode: the body's ``action``, after a reset with its ``seed``."""
     ctx = _authorized(request)
+    body = await _body(request, "/step")
     if not isinstance(body, dict) or not isinstance(body.get("action"), dict):
         raise InvalidAction('the body of /step must be {"action": {...}}')
     action = model_from_wire(body["action"], ctx.action_cls)
     reset_options = {k: body[k] for k in ("seed", "episode_id") if body.get(k) is not None}
-    session = await ctx.manager.open("http")
+    session = await ctx.manager.open("http", owner=ctx.owner_of(request.scope))
     try:
         await ctx.manager.reset(session, **reset_options)
         return _http_observation(await ctx.manager.step(session, action))
@@ -87,7 +104,7 @@ async def step(request: Request, body: dict[str, Any] = Body(...)) -> dict[str, 
 
 async def state(request: Request) -> dict[str, Any]:
     ctx = _authorized(request)
-    session = await ctx.manager.open("http")
+    session = await ctx.manager.open("http", owner=ctx.owner_of(request.scope))
     try:
         return state_to_wire(await ctx.manager.state(session))
     finally:
@@ -105,12 +122,22 @@ async def openenv_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.http_status)
 
 
+def _json(what: str) -> dict[str, Any]:
+    """The OpenAPI description of a JSON object body (the route parses it itself)."""
+    schema = {"type": "object", "description": what}
+    return {"requestBody": {"content": {"application/json": {"schema": schema}}}}
+
+
 def router() -> APIRouter:
     r = APIRouter()
     r.add_api_route("/health", health, methods=["GET"], tags=["health"])
     r.add_api_route("/metadata", metadata, methods=["GET"], tags=["info"])
     r.add_api_route("/schema", schema, methods=["GET"], tags=["info"])
-    r.add_api_route("/reset", reset, methods=["POST"], tags=["simulation"])
-    r.add_api_route("/step", step, methods=["POST"], tags=["simulation"])
+    r.add_api_route(
+        "/reset", reset, methods=["POST"], tags=["simulation"], openapi_extra=_json("reset options")
+    )
+    r.add_api_route(
+        "/step", step, methods=["POST"], tags=["simulation"], openapi_extra=_json('{"action": ...}')
+    )
     r.add_api_route("/state", state, methods=["GET"], tags=["simulation"])
     return r

@@ -20,7 +20,6 @@ health only: the HTTP simulation routes are absent and ``/ws`` refuses reset/ste
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -34,6 +33,7 @@ from starlette.types import Receive, Scope, Send
 
 from openenv.core.errors import CapacityReached, OpenEnvError, SessionNotFound
 from openenv.core.mcp import CallToolAction, ToolErrorType, is_mcp_environment
+from openenv.core.serialization import load_untrusted
 from openenv.server.auth import check_bearer
 from openenv.server.context import ServerContext
 from openenv.server.sessions import Session
@@ -140,7 +140,7 @@ class McpService:
         if isinstance(message, dict) and message.get("method") in _SDK_METHODS:
             await self._to_sdk(scope, receive, send, body)
             return
-        answer = await self.dispatch(message, None, parsed=True)
+        answer = await self.dispatch(message, None, parsed=True, owner=self.ctx.owner_of(scope))
         response = JSONResponse(answer) if answer is not None else Response(status_code=202)
         await response(scope, receive, send)
 
@@ -162,7 +162,12 @@ class McpService:
     # -- JSON-RPC -----------------------------------------------------------------------------
 
     async def dispatch(
-        self, message: Any, session: Session | None, *, parsed: bool = False
+        self,
+        message: Any,
+        session: Session | None,
+        *,
+        parsed: bool = False,
+        owner: str | None = None,
     ) -> dict[str, Any] | None:
         """Answer one JSON-RPC request (``None`` for notifications)."""
         if parsed and message is _INVALID_JSON:
@@ -172,27 +177,29 @@ class McpService:
             method, params = _check_request(message)
             if method.startswith("notifications/"):
                 return None
-            result = await self._answer(method, params, session)
+            result = await self._answer(method, params, session, owner)
         except RpcError as exc:
             return rpc_error(request_id, exc.code, exc.message, exc.data)
         return rpc_result(request_id, result)
 
-    async def _answer(self, method: str, params: dict[str, Any], session: Session | None) -> Any:
+    async def _answer(
+        self, method: str, params: dict[str, Any], session: Session | None, owner: str | None
+    ) -> Any:
         if method == "initialize":
             return self.initialize_result(params)
         if method == "ping":
             return {}
         if method == "openenv/session/create":
-            return await self._create_session(session)
+            return await self._create_session(session, owner)
         if method == "openenv/session/close":
             return await self._close_session(params, session)
         if method == "tools/list":
-            async with self._session(params, session) as target:
+            async with self._session(params, session, owner) as target:
                 tools = await self._run(target, "list_tools")
             return {"tools": [_tool_wire(t) for t in tools]}
         if method == "tools/call":
             name, arguments = _call_params(params)
-            async with self._session(params, session) as target:
+            async with self._session(params, session, owner) as target:
                 obs = await self._run(target, "call_tool", name, arguments)
             return _call_result(obs)
         raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
@@ -205,11 +212,11 @@ class McpService:
             "serverInfo": {"name": manifest.name, "version": manifest.version or "0.0.0"},
         }
 
-    async def _create_session(self, current: Session | None) -> dict[str, Any]:
+    async def _create_session(self, current: Session | None, owner: str | None) -> dict[str, Any]:
         if current is not None:
             return {"session_id": current.id}
         try:
-            session = await self.manager.open("mcp")
+            session = await self.manager.open("mcp", owner=owner)
         except CapacityReached as exc:
             m = self.manager
             data = {"active_sessions": m.active, "max_sessions": m.max_sessions}
@@ -233,7 +240,7 @@ class McpService:
 
     @contextlib.asynccontextmanager
     async def _session(
-        self, params: dict[str, Any], current: Session | None
+        self, params: dict[str, Any], current: Session | None, owner: str | None = None
     ) -> AsyncIterator[Session]:
         """The session a tools/* call runs on: given, named by ``session_id``, or temporary."""
         if current is not None:
@@ -247,14 +254,14 @@ class McpService:
                 raise RpcError(INVALID_PARAMS, f"Unknown session_id: {named}") from None
             yield session
             return
-        async with self.temporary_session() as session:
+        async with self.temporary_session(owner) as session:
             yield session
 
     @contextlib.asynccontextmanager
-    async def temporary_session(self) -> AsyncIterator[Session]:
+    async def temporary_session(self, owner: str | None = None) -> AsyncIterator[Session]:
         """A fresh environment for one call, closed afterwards."""
         try:
-            session = await self.manager.open("mcp")
+            session = await self.manager.open("mcp", owner=owner)
         except OpenEnvError as exc:
             raise RpcError(SERVER_ERROR, exc.message) from None
         try:
@@ -283,7 +290,7 @@ _INVALID_JSON = object()
 
 def _loads(body: bytes) -> Any:
     try:
-        return json.loads(body or b"null")
+        return load_untrusted(body or b"null")
     except ValueError:
         return _INVALID_JSON
 

@@ -7,11 +7,10 @@ Outbound: ``{"type": "observation"|"state"|"error"|"mcp", "data": {...}}``, with
 
 from __future__ import annotations
 
-import json
 from typing import Any, NamedTuple
 
 from openenv.core.errors import InvalidAction, InvalidJSON, OpenEnvError, UnknownMessageType
-from openenv.core.serialization import dump_json, load_json
+from openenv.core.serialization import dump_json, is_text, load_untrusted
 
 MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp"})
 
@@ -29,9 +28,9 @@ def parse_message(raw: str | bytes | None) -> Message:
     if raw is None or isinstance(raw, bytes):
         raise InvalidJSON("binary frames are not supported: send JSON text frames")
     try:
-        obj = load_json(raw)
-    except (ValueError, TypeError) as exc:
-        raise InvalidJSON(f"message is not valid JSON: {exc}") from None
+        obj = load_untrusted(raw)
+    except ValueError as exc:
+        raise InvalidJSON(f"message is {exc}") from None
     if not isinstance(obj, dict):
         raise InvalidJSON(f"message must be a JSON object, got {_json_kind(obj)}")
     kind = obj.get("type")
@@ -43,18 +42,36 @@ def parse_message(raw: str | bytes | None) -> Message:
         data = {}
     if kind in ("reset", "step") and not isinstance(data, dict):
         raise InvalidAction(f"'data' of a {kind} message must be a JSON object")
-    return Message(kind, data, obj.get("request_id"))
+    request_id = obj.get("request_id")
+    if request_id is not None and not valid_request_id(request_id):
+        raise InvalidJSON(REQUEST_ID_RULE)
+    return Message(kind, data, request_id)
+
+
+MAX_REQUEST_ID = 200
+REQUEST_ID_RULE = f"request_id must be a string of at most {MAX_REQUEST_ID} characters or a number"
+
+
+def valid_request_id(value: Any) -> bool:
+    """Whether ``value`` can be echoed as a request_id: short text, or a number."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return abs(value) < 2**53
+    return is_text(value) and len(value) <= MAX_REQUEST_ID
 
 
 def request_id_of(raw: str | bytes | None) -> Any:
-    """Best-effort request_id of a frame that failed to parse, so its error is correlated."""
+    """Best-effort request_id of a frame that failed to parse, so its error is correlated (none
+    when it is not one that can be echoed)."""
     if not isinstance(raw, str):
         return None
     try:
-        obj = json.loads(raw)
+        obj = load_untrusted(raw)
     except ValueError:
         return None
-    return obj.get("request_id") if isinstance(obj, dict) else None
+    request_id = obj.get("request_id") if isinstance(obj, dict) else None
+    return request_id if request_id is not None and valid_request_id(request_id) else None
 
 
 def reply(kind: str, data: Any, request_id: Any = None) -> str:

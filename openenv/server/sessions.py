@@ -25,9 +25,18 @@ from openenv.core.errors import (
     SessionNotFound,
 )
 from openenv.core.types import Action, Observation, State
-from openenv.server.scheduling import CallStats, Scheduler, Tuning, scheduler_for
+from openenv.server.scheduling import (
+    CallOverran,
+    CallStats,
+    Scheduler,
+    Tuning,
+    WorkerPool,
+    scheduler_for,
+)
 
 log = logging.getLogger("openenv.server")
+
+DEFAULT_CALL_TIMEOUT_S = 60.0  # a sync env call longer than this ends its session
 
 CloseHook = Callable[[str], Awaitable[None] | None]
 
@@ -46,6 +55,8 @@ class Session:
     closed: bool = False
     on_close: list[CloseHook] = field(default_factory=list)
     calls: CallStats = field(default_factory=CallStats)  # its scheduler's record
+    owner: str | None = None  # the client it counts against (None: nobody's quota)
+    used: bool = False  # a call ran on it (an unused session is reaped sooner)
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
@@ -64,6 +75,13 @@ def _failure(session: Session, exc: Exception) -> ExecutionError:
 
 def _read_state(env: Environment) -> State:
     return env.state
+
+
+def _close_quietly(env: Environment) -> None:
+    try:
+        env.close()
+    except Exception:  # the session is gone already: nothing to report it to
+        log.exception("environment close() failed after an overrun")
 
 
 class SessionManager:
@@ -86,9 +104,15 @@ class SessionManager:
         idle_timeout_s: float | None = 600.0,
         inline_budget_s: float = Tuning.budget_s,
         scheduler: Scheduler | None = None,
+        per_client: int | None = None,
+        unused_timeout_s: float | None = 60.0,
+        call_timeout_s: float | None = DEFAULT_CALL_TIMEOUT_S,
     ) -> None:
         self._factory = env_factory
-        self.scheduler = scheduler or scheduler_for(inline_budget_s)
+        self.pool = WorkerPool(time_limit_s=call_timeout_s)
+        self.per_client = per_client or None  # sessions one client may hold (None: no limit)
+        self.unused_timeout_s = unused_timeout_s or None
+        self.scheduler = scheduler or scheduler_for(inline_budget_s, self.pool)
         self.max_sessions = max_sessions
         self.idle_timeout_s = idle_timeout_s or None
         self._sessions: dict[str, Session] = {}
@@ -103,15 +127,22 @@ class SessionManager:
     def sessions(self) -> list[Session]:
         return list(self._sessions.values())
 
-    async def open(self, kind: str = "ws") -> Session:
-        """Reserve a slot and build the environment; raise CapacityReached when full."""
+    async def open(self, kind: str = "ws", owner: str | None = None) -> Session:
+        """Reserve a slot and build the environment; raise CapacityReached when the server is
+        full, or when ``owner`` (a client's address) already holds its share of the slots."""
         if len(self._sessions) >= self.max_sessions:
             raise CapacityReached(
                 f"server is at capacity ({self.max_sessions} concurrent sessions); "
                 "close a session or try again later"
             )
+        if owner is not None and self.per_client and self._owned_by(owner) >= self.per_client:
+            raise CapacityReached(
+                f"this client already holds {self.per_client} sessions, the most one client "
+                "may (MAX_SESSIONS_PER_CLIENT); close one, or send the server's API token"
+            )
         # Unguessable: knowing an id is enough to attach to a session (/ws?session_id=, MCP).
-        session = Session(id=f"{kind}-{secrets.token_urlsafe(18)}", kind=kind)
+        session = Session(id=f"{kind}-{secrets.token_urlsafe(18)}", kind=kind, owner=owner)
+        session.calls.owner = owner
         self._sessions[session.id] = session
         self._ensure_reaper()
         try:
@@ -126,6 +157,9 @@ class SessionManager:
                 f"could not create the environment: {type(exc).__name__}: {exc}"
             ) from exc
         return session
+
+    def _owned_by(self, owner: str) -> int:
+        return sum(1 for s in self._sessions.values() if s.owner == owner)
 
     def get(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
@@ -158,10 +192,32 @@ class SessionManager:
             self._reaper = None
         for session_id in list(self._sessions):
             await self.close(session_id, "server shutting down")
+        self.pool.shutdown()
+
+    async def _abandon(self, session: Session, overran: CallOverran, what: str) -> ExecutionError:
+        """A call of ``session`` ran past the time limit: end the session now (its slot is
+        free, its socket told why) and close its environment once the call returns."""
+        env, session.env = session.env, None
+        reason = f"its {what} ran past its {overran.limit_s:g} s limit"
+        log.warning("session %s: %s; the session is ended", session.id, reason)
+        await self.close(session.id, reason)
+        if env is not None:
+            loop = asyncio.get_running_loop()
+            overran.future.add_done_callback(
+                lambda _: loop.run_in_executor(None, _close_quietly, env)
+            )
+        return ExecutionError(
+            f"the environment's {what} ran past its {overran.limit_s:g} s limit and could not be "
+            "interrupted: this session is closed, reset to start a new one"
+        )
 
     # -- calls ----------------------------------------------------------------------------------
 
     async def reset(self, session: Session, **kwargs: Any) -> Observation:
+        # A new record: the options may change what a step costs; the reset and the steps
+        # after it run in the pool until they prove fast again.
+        session.calls = CallStats(owner=session.owner)
+
         async def reset(env: Environment) -> Observation:
             if overrides(type(env), "reset_async"):
                 return await env.reset_async(**kwargs)
@@ -180,6 +236,8 @@ class SessionManager:
                 return await self._sync(session, env.step, action)
             except OpenEnvError:
                 raise
+            except CallOverran as exc:
+                raise await self._abandon(session, exc, "step") from None
             except Exception as exc:  # environment code failed: a clear error, session kept
                 raise _failure(session, exc) from exc
             finally:
@@ -204,6 +262,8 @@ class SessionManager:
                 return await fn(env)
             except OpenEnvError:
                 raise
+            except CallOverran as exc:
+                raise await self._abandon(session, exc, "call") from None
             except Exception as exc:  # environment code failed: a clear error, session kept
                 raise _failure(session, exc) from exc
             finally:
@@ -216,28 +276,39 @@ class SessionManager:
         if session.closed or env is None:
             raise SessionNotFound("this session was closed (idle timeout or disconnect)")
         session.busy += 1
+        session.used = True
         return env
 
     # -- idle reaping ---------------------------------------------------------------------------
 
     def _ensure_reaper(self) -> None:
-        if self.idle_timeout_s is None or (self._reaper is not None and not self._reaper.done()):
+        if self._unused_limit() is None or (self._reaper is not None and not self._reaper.done()):
             return
         self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
 
     async def _reap_forever(self) -> None:
-        interval = max(0.05, min(self.idle_timeout_s / 4, 5.0))
+        shortest = self._unused_limit() or 1.0
+        interval = max(0.05, min(shortest / 4, 5.0))
         while self._sessions:
             await asyncio.sleep(interval)
             await self.reap()
 
     async def reap(self) -> int:
-        """Close sessions idle longer than the timeout; return how many were closed."""
-        if self.idle_timeout_s is None:
-            return 0
-        cutoff = time.monotonic() - self.idle_timeout_s
-        stale = [s.id for s in self._sessions.values() if s.busy == 0 and s.last_active < cutoff]
-        for session_id in stale:
-            log.info("closing idle session %s", session_id)
-            await self.close(session_id, f"idle for more than {self.idle_timeout_s:g}s")
+        """Close sessions idle longer than the timeout, and sessions nobody ever used longer
+        than the (shorter) unused timeout; return how many were closed."""
+        now, stale = time.monotonic(), []
+        for s in self._sessions.values():
+            # A session nobody used goes sooner, when it counts against an outside client.
+            limit = self.idle_timeout_s if s.used or s.owner is None else self._unused_limit()
+            if s.busy == 0 and limit is not None and s.last_active < now - limit:
+                stale.append((s.id, limit, s.used))
+        for session_id, limit, used in stale:
+            log.info("closing %s session %s", "idle" if used else "unused", session_id)
+            what = "idle" if used else "unused"
+            await self.close(session_id, f"{what} for more than {limit:g}s")
         return len(stale)
+
+    def _unused_limit(self) -> float | None:
+        """How long a session nobody used may live: the unused timeout, within the idle one."""
+        limits = [t for t in (self.idle_timeout_s, self.unused_timeout_s) if t is not None]
+        return min(limits) if limits else None

@@ -8,6 +8,7 @@ Starlette ``WebSocket`` wrapper, one coroutine for the whole connection), and
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -18,11 +19,12 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openenv.core.errors import InvalidAction, OpenEnvError, SessionNotFound
+from openenv.core.errors import ExecutionError, InvalidAction, OpenEnvError, SessionNotFound
 from openenv.core.mcp import SimulationDisabled
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
 from openenv.server import protocol
 from openenv.server.auth import check_bearer
+from openenv.server.headers import with_headers
 from openenv.server.sessions import Session, SessionManager
 
 log = logging.getLogger("openenv.server")
@@ -32,6 +34,8 @@ log = logging.getLogger("openenv.server")
 CLOSE_UNAUTHORIZED = 1008
 CLOSE_CAPACITY = 1013
 CLOSE_IDLE = 1001
+CLOSED_BY_CLIENT = "closed by client"
+REFUSAL_GRACE_S = 2.0  # how long a refused client has to send its first message
 
 # Tells our clients this server echoes request_id (the reference server refuses unknown keys).
 FEATURES_HEADER = b"x-openenv-features"
@@ -75,10 +79,12 @@ class _Socket:
             await self.send({"type": "websocket.close", "code": code, "reason": reason[:120]})
 
     async def __call__(self, reason: str) -> None:
-        """The session closed (idle, shutdown, or by its owner): say why, then close."""
-        going_away = "idle" in reason or "shutting down" in reason
-        if "idle" in reason:
+        """The session closed (idle, unused, overran, shutdown, or by its owner): unless its own
+        client closed it, say why in an error frame (the answer a waiting call gets), then
+        close."""
+        if reason != CLOSED_BY_CLIENT:
             await self.text(protocol.error_reply(SessionNotFound(f"session closed: {reason}")))
+        going_away = reason != CLOSED_BY_CLIENT and "closed over" not in reason
         await self.close(CLOSE_IDLE if going_away else 1000, reason)
 
 
@@ -93,6 +99,7 @@ class WsEndpoint:
         token: str | None = None,
         mcp_handler: McpHandler | None = None,
         simulation: bool = True,
+        owner_of: Callable[[Scope], str | None] = lambda scope: None,
     ) -> None:
         self.manager = manager
         self.action_cls = action_cls
@@ -101,6 +108,7 @@ class WsEndpoint:
         self.token = token
         self.mcp_handler = mcp_handler
         self.simulation = simulation  # False in production mode: MCP messages only
+        self.owner_of = owner_of  # what a new session counts against (the per-client quota)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point: authenticate, open (or attach to) a session, answer frames until
@@ -113,9 +121,7 @@ class WsEndpoint:
             check_bearer(self.token, _header(scope, b"authorization"))
             session, owned = await self._session(scope)
         except OpenEnvError as exc:
-            code = CLOSE_UNAUTHORIZED if exc.code == "UNAUTHORIZED" else CLOSE_CAPACITY
-            await socket.text(protocol.error_reply(exc))
-            await socket.close(code, exc.code)
+            await self._refuse(socket, receive, exc)
             return
         session.on_close.append(socket)
         try:
@@ -139,11 +145,22 @@ class WsEndpoint:
             # The slot is free before the close frame goes out: a client that saw the
             # connection close can open a new session at once.
             if owned:
-                await self.manager.close(session.id, "closed by client")
+                await self.manager.close(session.id, CLOSED_BY_CLIENT)
             else:
                 with contextlib.suppress(ValueError):
                     session.on_close.remove(socket)
-            await socket.close(1000, "closed by client")
+            await socket.close(1000, CLOSED_BY_CLIENT)
+
+    async def _refuse(self, socket: _Socket, receive: Receive, exc: OpenEnvError) -> None:
+        """Say why (a full server, a missing token), then close: after the client's first
+        message, so that the message is sent into an open socket and the client reads the
+        error frame as its answer (as the reference does), or after REFUSAL_GRACE_S."""
+        await socket.text(protocol.error_reply(exc))
+        with contextlib.suppress(TimeoutError, *_GONE):
+            async with asyncio.timeout(REFUSAL_GRACE_S):
+                await receive()
+        code = CLOSE_UNAUTHORIZED if exc.code == "UNAUTHORIZED" else CLOSE_CAPACITY
+        await socket.close(code, exc.code)
 
     async def _session(self, scope: Scope) -> tuple[Session, bool]:
         """A new session, or the one named by ``?session_id=`` (owned by whoever opened it)."""
@@ -152,7 +169,7 @@ class WsEndpoint:
             attach = dict(parse_qsl(query.decode("latin-1"))).get("session_id")
             if attach:
                 return self.manager.get(attach), False
-        return await self.manager.open("ws"), True
+        return await self.manager.open("ws", owner=self.owner_of(scope)), True
 
     async def _answer(self, session: Session, raw: Any) -> tuple[str | None, bool]:
         """Return (reply frame, keep the connection open)."""
@@ -185,6 +202,10 @@ class WsEndpoint:
             return protocol.reply("mcp", await self._mcp(session, data), rid), True
         except OpenEnvError as exc:
             return protocol.error_reply(exc, rid), True
+        except (ValueError, TypeError, UnicodeError) as exc:  # the answer cannot be JSON
+            log.warning("an answer could not be encoded: %s", exc)
+            failed = ExecutionError(f"the environment's answer could not be encoded: {exc}")
+            return protocol.error_reply(failed, rid), True
 
     async def _mcp(self, session: Session, data: Any) -> Any:
         if self.mcp_handler is None:
@@ -205,8 +226,11 @@ class DirectWsApp(FastAPI):
 
     ws_path = "/ws"
     ws_endpoint: ASGIApp | None = None
+    response_headers: list[tuple[bytes, bytes]] | None = None  # added to every HTTP response
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.response_headers:
+            send = with_headers(send, self.response_headers)
         if (
             scope["type"] == "websocket"
             and self.ws_endpoint is not None
