@@ -89,6 +89,7 @@ def mount_playground(
     demo._queue.sleep_when_free = QUEUE_IDLE_POLL_S
     demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
     routes.start_queue_on_first_request(app, path, demo)
+    routes.refuse_uploads(app, path)  # the playground takes no files
     shell.mount_shell(app, path, shell.shell_html(ctx))
     ctx.web["blocks"] = demo
     return demo

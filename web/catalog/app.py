@@ -22,6 +22,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from openenv.core.errors import EnvNotFound, EnvUnavailable
 from openenv.core.registry import EnvPackage, discover
 from openenv.server.docs import serve_docs
+from openenv.server.headers import security_headers
+from openenv.server.ws import DirectWsApp
 from openenv.web.catalog.page import render_page
 from openenv.web.catalog.thumbs import Thumbnail, first_render
 
@@ -99,7 +101,8 @@ def create_catalog_app(
                     await stack.enter_async_context(item.app.router.lifespan_context(item.app))
             yield
 
-    app = FastAPI(title=title, lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = DirectWsApp(title=title, lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.response_headers = security_headers()  # CSP, nosniff, referrer, as every env server
     serve_docs(app)  # Swagger UI from this server, never a CDN
     app.state.catalog = items
     lock = asyncio.Lock()

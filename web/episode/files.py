@@ -9,9 +9,10 @@ truncated or hand-edited file never shows a wrong curve.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
+
+from openenv.core.serialization import load_untrusted
 
 KEYS = ("action", "observation", "reward", "done")
 MAX_BYTES = 32 * 1024 * 1024
@@ -61,11 +62,12 @@ def _text(data: str | bytes) -> str:
 
 def _step(line: str, number: int) -> dict[str, Any]:
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise EpisodeFileError(
-            f"line {number}: not JSON ({exc.msg} at column {exc.colno})"
-        ) from None
+        record = load_untrusted(line)
+    except ValueError as exc:
+        text = str(exc)
+        if text.startswith("not valid JSON: "):
+            text = f"not JSON ({text.removeprefix('not valid JSON: ')})"
+        raise EpisodeFileError(f"line {number}: {text}") from None
     if not isinstance(record, dict):
         raise EpisodeFileError(
             f"line {number}: expected a JSON object with {', '.join(KEYS)}, "
@@ -79,7 +81,7 @@ def _step(line: str, number: int) -> dict[str, Any]:
             raise EpisodeFileError(f"line {number}: {key} must be a JSON object")
     reward = record["reward"]
     if reward is not None and (
-        isinstance(reward, bool) or not isinstance(reward, int | float) or not math.isfinite(reward)
+        isinstance(reward, bool) or not isinstance(reward, int | float) or not _finite(reward)
     ):
         raise EpisodeFileError(f"line {number}: reward must be a finite number or null")
     if not isinstance(record["done"], bool):
@@ -91,3 +93,11 @@ def _step(line: str, number: int) -> dict[str, Any]:
             raise EpisodeFileError(f"line {number}: label must be text (the button's label)")
         step["label"] = label
     return step
+
+
+def _finite(number: float) -> bool:
+    """Whether a reward is a finite number a float can hold (an integer of 5,000 digits is not)."""
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:
+        return False

@@ -199,7 +199,11 @@ class _Page:
         """This page's tab; a page whose tab went away (closed, reaped) gets a new one here,
         where the visitor asks to start again (Reset, Unlock)."""
         tab = self.controller.tabs.by_hash(request.session_hash)
-        return tab if tab is not None else self.controller.new_tab(request.session_hash)
+        if tab is not None:
+            return tab
+        http = getattr(request, "request", None)  # the page's HTTP request, when Gradio has it
+        owner = self.ctx.owner_of(http.scope) if http is not None else None
+        return self.controller.new_tab(request.session_hash, owner=owner)
 
     async def on_load(self, shell_key: str, request: gr.Request):
         adopted = self.controller.adopt(shell_key, request.session_hash)

@@ -2,14 +2,14 @@
 
 - ``GET {path}/sessions``: how many sessions the server runs (all entry points), how many of
   them are playground tabs, and the capacity, so an operator can see the page's footprint.
-- ``GET {path}/export/{tab}/episode.jsonl`` and ``.../episode.gif``: the episode of one tab
-  (the tab's random key is the capability; the page links to them).
+- ``GET {path}/export/{key}/episode.jsonl`` and ``.../episode.gif``: the episode of one tab
+  (the tab's export key, read-only: it cannot act on the tab; the page links to them).
 - ``GET {path}/assets/<file>`` for each file of the env package's ``assets/`` folder, so the
   README's images (``assets/screenshot.png``) show in the README tab.
 - ``GET /favicon.ico``: the env's emoji, unless the app serves its own.
 
 ``start_queue_on_first_request`` starts Gradio's queue when a parent app mounted the server
-without running its lifespan.
+without running its lifespan; ``refuse_uploads`` turns Gradio's upload route off.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import gradio as gr
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import FileResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 
 from openenv.web.episode.export import episode_gif, episode_jsonl
 from openenv.web.stage.controller import Controller
@@ -45,7 +45,7 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
         }
 
     def export_tab(tab: str) -> WebTab:
-        found = controller.tabs.by_key(tab)
+        found = controller.tabs.by_export_key(tab)
         if found is None or not found.authorized:
             raise HTTPException(404, "unknown or closed playground tab: reload the page")
         return found
@@ -108,6 +108,32 @@ class _StartQueueOnFirstRequest:
             self.blocks.run_startup_events()
             await self.blocks.run_extra_startup_events()
         await self.app(scope, receive, send)
+
+
+class _NoUploads:
+    """Gradio's page without its upload route: the playground takes no files (an episode file
+    is read in the browser and sent as text), so anonymous uploads are refused, not stored."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        route = scope.get("path", "")[len(scope.get("root_path", "")) :]
+        if scope["type"] == "http" and route.rstrip("/").endswith(UPLOAD_ROUTES):
+            refusal = JSONResponse({"detail": "this playground takes no uploads"}, status_code=403)
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+UPLOAD_ROUTES = ("/gradio_api/upload", "/upload")
+
+
+def refuse_uploads(app: FastAPI, path: str) -> None:
+    """Wrap the Gradio mount at ``path`` so its upload route answers 403."""
+    for route in app.router.routes:
+        if getattr(route, "path", None) == path and hasattr(route, "app"):
+            route.app = _NoUploads(route.app)
 
 
 def start_queue_on_first_request(app: FastAPI, path: str, blocks: gr.Blocks) -> None:

@@ -22,19 +22,20 @@ so the browser console stays clean; malformed requests get a 400 that says what 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
+from openenv.core.serialization import load_untrusted
 from openenv.web.stage import messages
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.html import quick_update
 from openenv.web.stage.tabs import WebTab
 
 Answer = dict[str, Any]
+MAX_BODY_BYTES = 256 * 1024  # a typed action, slider values: a stage call is small
 
 
 def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
@@ -42,12 +43,12 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
 
     async def open_tab(request: Request) -> Answer:
         await _body(request)
-        return await _open(controller)
+        return await _open(controller, request)
 
     async def reset(request: Request) -> Answer:
         tab = controller.tab((await _body(request)).get("tab"))
         if tab is None:
-            return await _open(controller)
+            return await _open(controller, request)
         return answer(controller, tab, await controller.reset(tab, {}))
 
     async def act(tab: WebTab, data: dict[str, Any]) -> Answer:
@@ -106,10 +107,10 @@ def _on_tab(
     return endpoint
 
 
-async def _open(controller: Controller) -> Answer:
+async def _open(controller: Controller, request: Request) -> Answer:
     if controller.ctx.token is not None:
         return {"ok": False, "error": messages.LOCKED_SHELL}
-    tab = controller.new_tab(None)
+    tab = controller.new_tab(None, owner=controller.ctx.owner_of(request.scope))
     if not await controller.reset(tab, {}):
         await controller.close(tab)  # a full server: no tab left behind
         return {"ok": False, "error": tab.notice.text, "html": controller.html(tab)}
@@ -118,10 +119,12 @@ async def _open(controller: Controller) -> Answer:
 
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise HTTPException(413, f"a stage call is at most {MAX_BODY_BYTES // 1024} KiB")
     try:
-        data = json.loads(raw or b"{}")
-    except ValueError:
-        raise HTTPException(400, 'send a JSON object such as {"tab": "<key>"}') from None
+        data = load_untrusted(raw or b"{}")
+    except ValueError as exc:
+        raise HTTPException(400, f'send a JSON object such as {{"tab": "<key>"}} ({exc})') from None
     if not isinstance(data, dict):
         raise HTTPException(400, 'send a JSON object such as {"tab": "<key>"}')
     return data

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import random
+import time
 from typing import Any
 
 from openenv.core.environment import overrides
@@ -53,8 +54,10 @@ class Controller:
 
     # -- tabs and sessions -----------------------------------------------------------------
 
-    def new_tab(self, session_hash: str | None) -> WebTab:
+    def new_tab(self, session_hash: str | None, owner: str | None = None) -> WebTab:
+        """A new tab; ``owner`` is the client its session counts against (its address)."""
         tab = self.tabs.create(session_hash, authorized=self.ctx.token is None)
+        tab.owner = owner
         if not tab.authorized:
             tab.say(messages.LOCKED, "info")
         return tab
@@ -83,7 +86,7 @@ class Controller:
         expected = self.ctx.token
         given = (token or "").strip()
         if expected is None or hmac.compare_digest(given.encode(), expected.encode()):
-            tab.authorized = True
+            tab.authorized, tab.owner = True, None  # a token holder counts against nobody
             return True
         self._say(tab, messages.WRONG_TOKEN, "error")
         return False
@@ -99,7 +102,7 @@ class Controller:
         if tab.session is not None and not tab.session.closed:
             return True
         try:
-            session = await self.manager.open(SESSION_KIND)
+            session = await self.manager.open(SESSION_KIND, owner=tab.owner)
         except CapacityReached as exc:
             self._say(tab, messages.full(exc.message), "error")
             return False
@@ -107,11 +110,11 @@ class Controller:
             self._say(tab, messages.cannot_start(exc.message), "error")
             return False
         session.on_close.append(lambda reason, tab=tab: self._ended(tab, reason))
-        tab.session, tab.ended = session, None
+        tab.session, tab.ended, tab.idle_since = session, None, None
         return True
 
     def _ended(self, tab: WebTab, reason: str) -> None:
-        tab.session = None
+        tab.session, tab.idle_since = None, time.monotonic()
         if reason != TAB_CLOSED:
             tab.ended = reason
         if tab.session_hash is None:  # a shell tab no Gradio page adopted: nobody else frees it
@@ -298,7 +301,7 @@ class Controller:
 
     def _refused(self, tab: WebTab, exc: OpenEnvError, what: str) -> None:
         if isinstance(exc, SessionNotFound):
-            tab.session = None
+            tab.session, tab.idle_since = None, time.monotonic()
             self._say(tab, self._no_session_message(tab), "error")
         elif isinstance(exc, ResetNeeded):
             self._say(tab, messages.reset_needed(exc.message), "error")

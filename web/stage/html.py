@@ -204,7 +204,7 @@ def _log(tab: WebTab) -> str:
 def _downloads(tab: WebTab) -> str:
     if not tab.authorized or not tab.episode.steps:
         return ""
-    key = html.escape(tab.key)
+    key = html.escape(tab.export_key)  # read-only: the link cannot act on the tab
     links = [f'<a class="oe-dl" href="export/{key}/episode.jsonl" download>⬇ JSONL</a>']
     shown = tab.episode.frames[-1] if tab.episode.frames else None
     if shown is not None and shown.animates:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ from openenv.server.sessions import Session
 from openenv.web.drawing import Picture
 
 MAX_RECORDED_FRAMES = 3000
+MAX_RECORDED_BYTES = 16 * 2**20  # of pictures kept per tab (a frame's PNG, ~1 KB a board)
+TAB_GRACE_S = 600.0  # a tab whose session ended (or never began) is forgotten after this long
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Episode:
     done: bool = False
     last_response: dict[str, Any] | None = None  # the last answer, as the wire carries it
     last_action: dict[str, Any] | None = None
+    frame_bytes: int = 0  # what the kept pictures weigh
 
     @property
     def rewards(self) -> list[float]:
@@ -48,8 +52,15 @@ class Episode:
         return sum(self.rewards)
 
     def record_frame(self, frame: Picture | None) -> None:
-        if frame is not None and len(self.frames) < MAX_RECORDED_FRAMES:
-            self.frames.append(frame)
+        """Keep what was drawn after a step, while the episode's pictures stay within
+        MAX_RECORDED_FRAMES and MAX_RECORDED_BYTES (the rest of a long episode is not kept)."""
+        if frame is None or len(self.frames) >= MAX_RECORDED_FRAMES:
+            return
+        weight = len(frame.png) if frame.png is not None else 1024
+        if self.frame_bytes + weight > MAX_RECORDED_BYTES:
+            return
+        self.frames.append(frame)
+        self.frame_bytes += weight
 
 
 @dataclass
@@ -75,15 +86,18 @@ class Notice:
 class WebTab:
     """A visitor's browser tab and its session."""
 
-    key: str
+    key: str  # the capability to act on the tab: only in its own page, never in a link
     session_hash: str | None
     authorized: bool
+    export_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))  # read-only
     session: Session | None = None
     ended: str | None = None  # why the session closed, when it did
+    owner: str | None = None  # the client its session counts against (the per-client quota)
     episode: Episode = field(default_factory=Episode)
     shows: Shows = field(default_factory=Shows)
     notice: Notice = field(default_factory=Notice)
     version: int = 0  # grows with every change of the stage: older drawings are never shown
+    idle_since: float | None = field(default_factory=time.monotonic)  # without a session since
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def say(self, text: str, kind: str = "info") -> None:
@@ -95,26 +109,33 @@ class WebTab:
 
 
 class TabRegistry:
-    """Live tabs by key (stage calls) and by Gradio session hash (events, unload)."""
+    """Live tabs by key (stage calls), export key (downloads) and Gradio session hash (events)."""
 
     def __init__(self) -> None:
         self._by_key: dict[str, WebTab] = {}
         self._by_hash: dict[str, WebTab] = {}
+        self._by_export: dict[str, WebTab] = {}
 
     def __len__(self) -> int:
         return len(self._by_key)
 
     def create(self, session_hash: str | None, authorized: bool) -> WebTab:
+        self.forget_stale()
         tab = WebTab(
             key=secrets.token_urlsafe(18), session_hash=session_hash, authorized=authorized
         )
         self._by_key[tab.key] = tab
+        self._by_export[tab.export_key] = tab
         if session_hash:
             self._by_hash[session_hash] = tab
         return tab
 
     def by_key(self, key: Any) -> WebTab | None:
         return self._by_key.get(key) if isinstance(key, str) else None
+
+    def by_export_key(self, key: Any) -> WebTab | None:
+        """The tab whose episode the export link ``key`` reads (it cannot act on the tab)."""
+        return self._by_export.get(key) if isinstance(key, str) else None
 
     def by_hash(self, session_hash: str | None) -> WebTab | None:
         return self._by_hash.get(session_hash) if session_hash else None
@@ -124,7 +145,19 @@ class TabRegistry:
         tab.session_hash = session_hash
         self._by_hash[session_hash] = tab
 
+    def forget_stale(self, now: float | None = None) -> list[WebTab]:
+        """Forget the tabs without a session for more than TAB_GRACE_S (a page left open after
+        its session expired, a page whose unload never came); return them."""
+        cutoff = (time.monotonic() if now is None else now) - TAB_GRACE_S
+        stale = [
+            t for t in self._by_key.values() if t.idle_since is not None and t.idle_since < cutoff
+        ]
+        for tab in stale:
+            self.remove(tab)
+        return stale
+
     def remove(self, tab: WebTab) -> None:
         self._by_key.pop(tab.key, None)
+        self._by_export.pop(tab.export_key, None)
         if tab.session_hash and self._by_hash.get(tab.session_hash) is tab:
             del self._by_hash[tab.session_hash]
