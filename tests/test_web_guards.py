@@ -12,6 +12,7 @@ from grid_world_env.server.environment import GridWorldEnvironment
 
 from openenv.server import create_app
 from openenv.web.drawing import Picture
+from openenv.web.stage import messages
 from openenv.web.stage import tabs as tabs_module
 from openenv.web.stage.tabs import MAX_RECORDED_BYTES, Episode, TabRegistry
 
@@ -39,6 +40,22 @@ def test_an_export_link_reads_the_episode_and_cannot_act_on_the_tab(client: Test
     assert refused["ok"] is False  # the link's key is no key to the tab
     assert client.get(f"/web/export/{key}/episode.jsonl").status_code == 404
     client.post("/web/stage/close", json={"tab": key})
+
+
+def test_a_tab_key_acts_only_for_the_visitor_who_opened_the_tab(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENENV_TRUSTED_PROXIES", "1")  # a stand-in proxy: addresses per header
+    owner, other = {"X-Forwarded-For": "198.51.100.4"}, {"X-Forwarded-For": "203.0.113.9"}
+    with TestClient(create_app(GridWorldEnvironment)) as c:
+        key = c.post("/web/stage/open", json={}, headers=owner).json()["tab"]
+        for route, body in (("act", {"index": 1}), ("reset", {}), ("redraw", {})):
+            stolen = c.post(f"/web/stage/{route}", json={"tab": key, **body}, headers=other)
+            assert stolen.json() == {"ok": False, "error": messages.NOT_YOURS}, route
+        c.post("/web/stage/close", json={"tab": key}, headers=other)  # not closed by another
+        mine = c.post("/web/stage/act", json={"tab": key, "index": 1}, headers=owner).json()
+        assert mine["ok"] is True and 'data-steps="1"' in mine["html"]
+        c.post("/web/stage/close", json={"tab": key}, headers=owner)
 
 
 def test_tabs_without_a_session_are_forgotten_after_the_grace_period() -> None:

@@ -70,7 +70,11 @@ def catalog(tmp_path_factory):
     envs.mkdir()
     for package in ("grid_world_env", "wildfire_env"):
         (envs / package).symlink_to(ROOT / "envs" / package, target_is_directory=True)
-    env = {"OPENENV_ENVS_DIR": str(envs), "MAX_CONCURRENT_ENVS": str(CAPACITY)}
+    env = {
+        "OPENENV_ENVS_DIR": str(envs),
+        "MAX_CONCURRENT_ENVS": str(CAPACITY),
+        "OPENENV_TRUSTED_PROXIES": "1",  # a visitor is whom X-Forwarded-For names, if sent
+    }
     with serve("app:app", env=env, timeout=240) as url:
         yield url
 
@@ -106,6 +110,26 @@ def test_the_shell_plays_before_gradio_and_gradio_carries_the_episode_on(page, g
     assert page.inner_text(f"{GRADIO} .oe-return") == "-0.3"
     assert web_sessions(grid) == 1  # adopted, not a second session
     clean(page)
+
+
+def test_gradio_carries_on_the_shell_episode_of_a_visitor_behind_a_proxy(browser, grid):
+    """An outside visitor (a Space's proxy names it): its tab is its own (the per-client quota,
+    keys bound to their owner), and its Gradio page is the same visitor's, so adopts it."""
+    context = browser.new_context(extra_http_headers={"X-Forwarded-For": "198.51.100.7"})
+    page = context.new_page()
+    try:
+        held = open_held(page, grid + "/web/")
+        shell_reset(page)
+        page.click(f"{SHELL} .oe-act:has-text('Down')")
+        wait_steps(page, SHELL, 1)
+        held.release()
+        wait_steps(page, GRADIO, 1)
+        page.click(f"{GRADIO} .oe-act:has-text('Right')")
+        wait_steps(page, GRADIO, 2)
+        assert page.evaluate(AGENT_AT, GRADIO) == [1, 1]
+        assert web_sessions(grid) == 1  # adopted, not a second session
+    finally:
+        context.close()
 
 
 def test_browser_tabs_get_separate_shell_episodes(page, browser, grid):

@@ -94,11 +94,13 @@ def test_malformed_requests_say_what_to_send(small):
 def test_gradio_adopts_a_live_shell_tab_once(small):
     ctl = controller(small)
     key = small.post("/web/stage/open", json={}).json()["tab"]
-    tab = ctl.adopt(key, "page-a")
+    owner = ctl.tabs.by_key(key).owner  # the visitor who opened it (the test client's address)
+    assert ctl.adopt(key, "page-a", "192.0.2.1") is None  # a page of another visitor
+    tab = ctl.adopt(key, "page-a", owner)
     assert tab is not None and ctl.tabs.by_hash("page-a") is tab
-    assert ctl.adopt(key, "page-a") is tab  # the same page asking again
-    assert ctl.adopt(key, "page-b") is None  # another page cannot take it over
-    assert ctl.adopt("no-such-key", "page-c") is None
+    assert ctl.adopt(key, "page-a", owner) is tab  # the same page asking again
+    assert ctl.adopt(key, "page-b", owner) is None  # another page cannot take it over
+    assert ctl.adopt("no-such-key", "page-c", owner) is None
     # once adopted, the page drives it through the same routes (one stage API)
     assert small.post("/web/stage/act", json={"tab": key, "index": 1}).json()["ok"] is True
     small.post("/web/stage/close", json={"tab": key})
@@ -109,7 +111,7 @@ def test_a_closed_shell_tab_is_not_adopted(small):
     ctl = controller(small)
     key = small.post("/web/stage/open", json={}).json()["tab"]
     small.post("/web/stage/close", json={"tab": key})
-    assert ctl.adopt(key, "page-d") is None
+    assert ctl.adopt(key, "page-d", "testclient") is None
 
 
 def test_a_locked_server_shows_no_working_shell_reset():

@@ -46,8 +46,11 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
         return await _open(controller, request)
 
     async def reset(request: Request) -> Answer:
-        tab = controller.tab((await _body(request)).get("tab"))
+        key = (await _body(request)).get("tab")
+        tab = controller.tab(key, _owner(controller, request))
         if tab is None:
+            if controller.tabs.by_key(key) is not None:
+                return {"ok": False, "error": messages.NOT_YOURS}
             return await _open(controller, request)
         return answer(controller, tab, await controller.reset(tab, {}))
 
@@ -65,7 +68,7 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
         return answer(controller, tab, True)
 
     async def close(request: Request) -> Response:
-        tab = controller.tab((await _body(request)).get("tab"))
+        tab = controller.tab((await _body(request)).get("tab"), _owner(controller, request))
         if tab is not None:
             await controller.close(tab)
         return Response(status_code=204)
@@ -99,18 +102,23 @@ def _on_tab(
 
     async def endpoint(request: Request) -> Answer:
         data = await _body(request)
-        tab = controller.tab(data.get("tab"))
+        tab = controller.tab(data.get("tab"), _owner(controller, request))
         if tab is None:
-            return {"ok": False, "error": messages.GONE}
+            known = controller.tabs.by_key(data.get("tab")) is not None
+            return {"ok": False, "error": messages.NOT_YOURS if known else messages.GONE}
         return await handler(tab, data)
 
     return endpoint
 
 
+def _owner(controller: Controller, request: Request) -> str | None:
+    return controller.ctx.owner_of(request.scope)
+
+
 async def _open(controller: Controller, request: Request) -> Answer:
     if controller.ctx.token is not None:
         return {"ok": False, "error": messages.LOCKED_SHELL}
-    tab = controller.new_tab(None, owner=controller.ctx.owner_of(request.scope))
+    tab = controller.new_tab(None, owner=_owner(controller, request))
     if not await controller.reset(tab, {}):
         await controller.close(tab)  # a full server: no tab left behind
         return {"ok": False, "error": tab.notice.text, "html": controller.html(tab)}

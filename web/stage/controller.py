@@ -62,15 +62,21 @@ class Controller:
             tab.say(messages.LOCKED, "info")
         return tab
 
-    def tab(self, key: Any) -> WebTab | None:
-        """The authorized tab a stage call names by its key, if it is still open."""
+    def tab(self, key: Any, owner: str | None) -> WebTab | None:
+        """The authorized tab a stage call names by its key, if it is still open and the
+        caller is its owner (``owner``: the caller's, from ``ctx.owner_of``): a key copied to
+        another client opens nothing there. A tab that counts against nobody (loopback, a token
+        holder's) is anyone's who has its key."""
         tab = self.tabs.by_key(key)
-        return tab if tab is not None and tab.authorized else None
+        if tab is None or not tab.authorized:
+            return None
+        return tab if tab.owner is None or tab.owner == owner else None
 
-    def adopt(self, key: Any, session_hash: str | None) -> WebTab | None:
+    def adopt(self, key: Any, session_hash: str | None, owner: str | None) -> WebTab | None:
         """The fast shell's tab ``key``, now the Gradio page ``session_hash``'s; ``None`` when
-        the key is unknown, its session closed, or another page adopted it already."""
-        tab = self.tab(key)
+        the key is unknown or not ``owner``'s, its session closed, or another page adopted it
+        already."""
+        tab = self.tab(key, owner)
         if tab is None or not session_hash:
             return None
         if tab.session_hash is not None:

@@ -5,6 +5,7 @@ for a server that does not answer at all (``NO_ANSWER`` in ``assets/stage.js``).
 from __future__ import annotations
 
 GONE = "This page's session is gone: press Reset to start again."
+NOT_YOURS = "This tab was opened by another visitor: reload the page for a tab of your own."
 LOCKED = "This server is protected: enter its API token to start."
 LOCKED_SHELL = "This server is protected: its token form appears as the page finishes loading."
 WRONG_TOKEN = "That token is not this server's API token (OPENENV_API_TOKEN)."
