@@ -34,6 +34,7 @@ import uvicorn
 from openenv.server import create_app
 from openenv.server.guarded_http import GuardedH11Protocol
 from openenv.server.lean_ws import ws_protocol
+from openenv.server.limits import ws_max_size
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 120.0
@@ -47,6 +48,8 @@ OPENENV_SERVE_ARGS = [
     "false",
     "--http",
     "openenv.server.guarded_http:GuardedH11Protocol",
+    "--ws-max-size",
+    str(4 * 2**20),  # openenv.server.limits.ws_max_size() by default
 ]
 
 
@@ -87,6 +90,7 @@ def served(app: Any, *, ping_s: float = 20.0, ping_timeout_s: float = 20.0) -> I
         log_level="warning",
         ws=ws_protocol(),
         http=GuardedH11Protocol,
+        ws_max_size=ws_max_size(),
         ws_per_message_deflate=False,
         ws_ping_interval=ping_s,
         ws_ping_timeout=ping_timeout_s,

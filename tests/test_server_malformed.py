@@ -16,12 +16,14 @@ import pytest
 from conftest import served
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from openenv.server import create_app
 from openenv.web.episode.files import EpisodeFileError, parse_episode_jsonl
 
 DEEP = "[" * 100_000 + "]" * 100_000
+MAX_MESSAGE = 2**20  # openenv.server.limits' default message bound
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +100,51 @@ def test_stage_routes_answer_bad_bodies_with_400(tmp_path) -> None:
 def test_mcp_answers_a_deep_body_with_a_parse_error(tools: str) -> None:
     answer = httpx.post(tools + "/mcp", content=DEEP, timeout=20)
     assert answer.status_code == 200 and answer.json()["error"]["code"] == -32700
+
+
+def test_a_message_past_the_limit_is_refused_and_the_session_goes_on(grid: str) -> None:
+    big = '{"type": "step", "data": {"action": "' + "x" * (MAX_MESSAGE + 1) + '"}}'
+    with ws(grid) as socket:
+        assert ask(socket, '{"type": "reset", "data": {"seed": 0}}')["type"] == "observation"
+        reply = ask(socket, big)
+        assert reply["data"]["code"] == "TOO_LARGE" and "1 MiB" in reply["data"]["message"]
+        still_plays(socket)
+
+
+def test_a_message_past_what_the_server_reads_closes_only_its_connection(grid: str) -> None:
+    with ws(grid) as other, ws(grid) as socket:
+        assert ask(other, '{"type": "reset", "data": {"seed": 0}}')["type"] == "observation"
+        # The server closes it (1009) while it is still sending: a reset, or a closed socket.
+        with pytest.raises((ConnectionClosed, OSError)):
+            socket.send("x" * (4 * MAX_MESSAGE + 1))
+            socket.recv(timeout=20)
+        still_plays(other)
+
+
+@pytest.mark.parametrize("route", ["/reset", "/step"])
+def test_an_http_body_past_the_limit_gets_413(grid: str, route: str) -> None:
+    answer = httpx.post(grid + route, content=b" " * (MAX_MESSAGE + 1), timeout=20)
+    assert answer.status_code == 413 and answer.json()["code"] == "TOO_LARGE", answer.text
+
+
+def test_mcp_answers_a_body_past_the_limit_with_413(tools: str) -> None:
+    answer = httpx.post(tools + "/mcp", content=b" " * (MAX_MESSAGE + 1), timeout=20)
+    assert answer.status_code == 413 and answer.json()["code"] == "TOO_LARGE"
+
+
+def test_any_request_body_past_the_server_limit_gets_413(monkeypatch, grid: str) -> None:
+    monkeypatch.setenv("OPENENV_MAX_BODY_BYTES", str(64 * 1024))  # read on each request
+    page = grid  # a route no handler reads (the app answers it 404 or 405 otherwise)
+    declared = httpx.post(page + "/health", content=b"x" * (64 * 1024 + 1), timeout=20)
+    assert declared.status_code == 413 and "64 KiB" in declared.text
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        for _ in range(40):
+            yield b"x" * 4096
+
+    streamed = httpx.post(grid + "/reset", content=chunks(), timeout=20)
+    assert streamed.status_code == 413, streamed.text
+    assert httpx.get(grid + "/health", timeout=20).status_code == 200
 
 
 @pytest.mark.parametrize(

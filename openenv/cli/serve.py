@@ -47,6 +47,7 @@ def run(
 
     from openenv.server.guarded_http import GuardedH11Protocol
     from openenv.server.lean_ws import ws_protocol
+    from openenv.server.limits import ws_max_size
 
     host, port = bind_address(host, port, default_port)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
@@ -59,6 +60,7 @@ def run(
         ws_ping_interval=WS_PING_INTERVAL_S,
         ws_ping_timeout=WS_PING_TIMEOUT_S,
         ws_per_message_deflate=False,
+        ws_max_size=ws_max_size(),
         ws=ws_protocol(),
         http=GuardedH11Protocol,
         proxy_headers=True,

@@ -20,6 +20,7 @@ from openenv.core.serialization import (
 )
 from openenv.server.auth import check_bearer
 from openenv.server.context import ServerContext
+from openenv.server.limits import read_body
 
 
 def _http_observation(obs: Any) -> dict[str, Any]:
@@ -65,7 +66,7 @@ async def schema(request: Request) -> dict[str, Any]:
 async def _body(request: Request, route: str) -> Any:
     """The request's JSON body (``None`` when empty), read as anything anyone may send: bytes
     that are not UTF-8 JSON, or nest too deep, are refused with a 422 saying so."""
-    raw = await request.body()
+    raw = await read_body(request, f"the body of {route}")
     if not raw.strip():
         return None
     try:

@@ -36,6 +36,7 @@ from openenv.core.mcp import CallToolAction, ToolErrorType, is_mcp_environment
 from openenv.core.serialization import load_untrusted
 from openenv.server.auth import check_bearer
 from openenv.server.context import ServerContext
+from openenv.server.limits import TooLarge, read_body
 from openenv.server.sessions import Session
 
 log = logging.getLogger("openenv.server")
@@ -135,7 +136,12 @@ class McpService:
         if request.method != "POST" or any(h in request.headers for h in _SDK_HEADERS):
             await self._to_sdk(scope, receive, send, None)
             return
-        body = await request.body()
+        try:
+            body = await read_body(request, "an MCP request")
+        except TooLarge as exc:
+            response = JSONResponse({"detail": exc.message, "code": exc.code}, exc.http_status)
+            await response(scope, receive, send)
+            return
         message = _loads(body)
         if isinstance(message, dict) and message.get("method") in _SDK_METHODS:
             await self._to_sdk(scope, receive, send, body)

@@ -25,6 +25,7 @@ from openenv.core.serialization import model_from_wire, observation_to_wire, sta
 from openenv.server import protocol
 from openenv.server.auth import check_bearer
 from openenv.server.headers import with_headers
+from openenv.server.limits import TooLarge, guard_body, max_message_bytes
 from openenv.server.sessions import Session, SessionManager
 
 log = logging.getLogger("openenv.server")
@@ -109,6 +110,7 @@ class WsEndpoint:
         self.mcp_handler = mcp_handler
         self.simulation = simulation  # False in production mode: MCP messages only
         self.owner_of = owner_of  # what a new session counts against (the per-client quota)
+        self.max_message = max_message_bytes()  # larger messages get an error reply
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point: authenticate, open (or attach to) a session, answer frames until
@@ -173,6 +175,8 @@ class WsEndpoint:
 
     async def _answer(self, session: Session, raw: Any) -> tuple[str | None, bool]:
         """Return (reply frame, keep the connection open)."""
+        if raw is not None and len(raw) > self.max_message:
+            return protocol.error_reply(TooLarge("a message", self.max_message)), True
         try:
             message = protocol.parse_message(raw)
         except OpenEnvError as exc:
@@ -229,8 +233,10 @@ class DirectWsApp(FastAPI):
     response_headers: list[tuple[bytes, bytes]] | None = None  # added to every HTTP response
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.response_headers:
-            send = with_headers(send, self.response_headers)
+        if scope["type"] == "http":
+            if self.response_headers:
+                send = with_headers(send, self.response_headers)
+            return await guard_body(scope, receive, send, super().__call__)
         if (
             scope["type"] == "websocket"
             and self.ws_endpoint is not None
