@@ -201,14 +201,13 @@ class _Page:
         tab = self.controller.tabs.by_hash(request.session_hash)
         if tab is not None:
             return tab
-        return self.controller.new_tab(request.session_hash, owner=self._owner(request))
-
-    def _owner(self, request: gr.Request) -> str | None:
-        http = getattr(request, "request", None)  # the page's HTTP request, when Gradio has it
-        return self.ctx.owner_of(http.scope) if http is not None else None
+        owner = self.controller.owner_of(request)
+        return self.controller.new_tab(request.session_hash, owner=owner)
 
     async def on_load(self, shell_key: str, request: gr.Request):
-        adopted = self.controller.adopt(shell_key, request.session_hash, self._owner(request))
+        adopted = self.controller.adopt(
+            shell_key, request.session_hash, self.controller.owner_of(request)
+        )
         if adopted is not None:  # the episode the shell started carries on
             return self.controller.html(adopted)
         tab = self._tab(request)

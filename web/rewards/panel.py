@@ -102,8 +102,9 @@ def build(controller: Controller) -> tuple[gr.HTML, RewardPanel]:
     other panels when the stage changes: one event for all of them)."""
     panel = RewardPanel(controller)
 
-    async def review(data: dict[str, Any]) -> dict[str, Any]:
-        tab = _tab(controller, data)
+    async def review(data: dict[str, Any], request: gr.Request) -> dict[str, Any]:
+        key = data.get("tab") if isinstance(data, dict) else None
+        tab = controller.tab(key, controller.owner_of(request))
         if tab is None:
             return {"error": GONE}
         panel.command(tab, str(data.get("do", "")), data)
@@ -118,8 +119,3 @@ def build(controller: Controller) -> tuple[gr.HTML, RewardPanel]:
     )
 
     return box, panel
-
-
-def _tab(controller: Controller, data: Any) -> WebTab | None:
-    tab = controller.tabs.by_key(data.get("tab")) if isinstance(data, dict) else None
-    return tab if tab is not None and tab.authorized else None

@@ -47,7 +47,7 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
 
     async def reset(request: Request) -> Answer:
         key = (await _body(request)).get("tab")
-        tab = controller.tab(key, _owner(controller, request))
+        tab = controller.tab(key, controller.owner_of(request))
         if tab is None:
             if controller.tabs.by_key(key) is not None:
                 return {"ok": False, "error": messages.NOT_YOURS}
@@ -68,7 +68,7 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
         return answer(controller, tab, True)
 
     async def close(request: Request) -> Response:
-        tab = controller.tab((await _body(request)).get("tab"), _owner(controller, request))
+        tab = controller.tab((await _body(request)).get("tab"), controller.owner_of(request))
         if tab is not None:
             await controller.close(tab)
         return Response(status_code=204)
@@ -102,7 +102,7 @@ def _on_tab(
 
     async def endpoint(request: Request) -> Answer:
         data = await _body(request)
-        tab = controller.tab(data.get("tab"), _owner(controller, request))
+        tab = controller.tab(data.get("tab"), controller.owner_of(request))
         if tab is None:
             known = controller.tabs.by_key(data.get("tab")) is not None
             return {"ok": False, "error": messages.NOT_YOURS if known else messages.GONE}
@@ -111,14 +111,10 @@ def _on_tab(
     return endpoint
 
 
-def _owner(controller: Controller, request: Request) -> str | None:
-    return controller.ctx.owner_of(request.scope)
-
-
 async def _open(controller: Controller, request: Request) -> Answer:
     if controller.ctx.token is not None:
         return {"ok": False, "error": messages.LOCKED_SHELL}
-    tab = controller.new_tab(None, owner=_owner(controller, request))
+    tab = controller.new_tab(None, owner=controller.owner_of(request))
     if not await controller.reset(tab, {}):
         await controller.close(tab)  # a full server: no tab left behind
         return {"ok": False, "error": tab.notice.text, "html": controller.html(tab)}

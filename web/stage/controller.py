@@ -62,6 +62,13 @@ class Controller:
             tab.say(messages.LOCKED, "info")
         return tab
 
+    def owner_of(self, request: Any) -> str | None:
+        """Whom a request counts against (``ctx.owner_of``), from a Starlette request or a
+        ``gr.Request`` (which wraps one); ``None`` when Gradio passed no HTTP request."""
+        http = getattr(request, "request", request)
+        scope = getattr(http, "scope", None)
+        return self.ctx.owner_of(scope) if scope is not None else None
+
     def tab(self, key: Any, owner: str | None) -> WebTab | None:
         """The authorized tab a stage call names by its key, if it is still open and the
         caller is its owner (``owner``: the caller's, from ``ctx.owner_of``): a key copied to
