@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import pytest
+from pydantic import Field
 from wire_apps import ProbeAction, ProbeEnvironment, ProbeObservation, ProbeState
 
 from openenv.core import Environment, InvalidAction, ResetNeeded
@@ -43,6 +46,40 @@ def test_unknown_reset_options_are_refused_with_the_accepted_list() -> None:
     with pytest.raises(InvalidAction, match="accepted options: seed, episode_id, level"):
         ProbeEnvironment().reset(levle=2)
     assert ProbeEnvironment().reset(level=2).label == "reset"
+
+
+class Bounded(ProbeEnvironment):
+    """Reset options with bounds in their annotation, and one without."""
+
+    def reset(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        size: Annotated[int, Field(ge=2, le=32)] = 8,
+        rate: Annotated[float, Field(gt=0, le=1)] | None = None,
+        level: int = 0,
+    ) -> ProbeObservation:
+        return super().reset(seed=seed, episode_id=episode_id, level=level)
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"size": 33}, "size=33: should be less than or equal to 32"),
+        ({"size": 1}, "size=1: should be greater than or equal to 2"),
+        (
+            {"size": "big"},
+            "size='big': should be a valid integer, unable to parse string as an integer",
+        ),
+        ({"rate": 0}, "rate=0: should be greater than 0"),
+    ],
+)
+def test_reset_options_are_held_to_the_bounds_their_annotation_declares(options, says) -> None:
+    env = Bounded()
+    with pytest.raises(InvalidAction) as refused:
+        env.reset(**options)
+    assert str(refused.value) == says
+    assert env.reset(size=32, rate=None, level=10**6).label == "reset"  # within; unbounded
 
 
 def test_close_twice_is_harmless() -> None:

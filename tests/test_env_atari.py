@@ -203,9 +203,13 @@ def test_one_labelled_button_per_action_with_keys():
 
 def test_frameskip_and_step_limit_below_one_are_refused_with_the_default_to_use():
     env = AtariEnvironment()
-    with pytest.raises(InvalidAction, match=r"frameskip=0 is invalid: use an integer >= 1.*4"):
+    with pytest.raises(
+        InvalidAction, match=r"frameskip=0: .* greater than or equal to 1 .*default is 4"
+    ):
         env.reset(seed=0, frameskip=0)
-    with pytest.raises(InvalidAction, match=r"max_episode_steps=0 .*>= 1.*leave it out"):
+    with pytest.raises(
+        InvalidAction, match=r"max_episode_steps=0: .* greater than or equal to 1 .*leave it out"
+    ):
         env.reset(seed=0, max_episode_steps=0)
     env.reset(seed=0, mode=0, difficulty=0, frameskip=1)  # mode 0 and difficulty 0 exist
     assert (env.state.mode, env.state.difficulty, env.state.frameskip) == (0, 0, 1)

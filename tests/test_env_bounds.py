@@ -36,8 +36,8 @@ def test_settings_past_their_size_or_number_bound_are_refused() -> None:
 def test_atari_bounds_frameskip_and_episode_length() -> None:
     env = environment("atari_env.server.environment", "AtariEnvironment", "ale_py")
     try:
-        refused(env, "from 1 to 32", game_name="pong", frameskip=33)
-        refused(env, "from 1 to 1000000", game_name="pong", max_episode_steps=10**9)
+        refused(env, "less than or equal to 32", game_name="pong", frameskip=33)
+        refused(env, "less than or equal to 1000000", game_name="pong", max_episode_steps=10**9)
         assert env.reset(seed=0, game_name="pong", frameskip=32).legal_actions
     finally:
         env.close()

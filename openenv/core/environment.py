@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
+from pydantic import TypeAdapter, ValidationError
 
 from openenv.core.errors import InvalidAction, ResetNeeded
 from openenv.core.rubrics import Rubric
@@ -253,17 +254,57 @@ def _reset_accepts_var_kwargs(cls: type[Environment]) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in params)
 
 
+def _annotated(tp: Any) -> bool:
+    """Whether ``tp`` holds an ``Annotated[...]`` (bounds such as ``Field(ge=1, le=32)``)."""
+    return typing.get_origin(tp) is typing.Annotated or any(
+        _annotated(arg) for arg in typing.get_args(tp)
+    )
+
+
+@_cached
+def _bounded_options(cls: type[Environment]) -> dict[str, Any]:
+    """The reset options whose annotation carries bounds, each with its pydantic validator:
+    the bounds a form shows are the bounds every caller gets (the wire, Python, the page)."""
+    try:
+        hints = typing.get_type_hints(_reset_target(cls), include_extras=True)
+    except Exception:  # annotations that do not resolve: nothing to check them by
+        return {}
+    return {
+        name: (TypeAdapter(hints[name]), _description(hints[name]))
+        for name in _reset_options(cls)
+        if name in hints and _annotated(hints[name])
+    }
+
+
+def _description(tp: Any) -> str | None:
+    """The ``Field(description=...)`` in an annotation, said after a refusal."""
+    if typing.get_origin(tp) is typing.Annotated:
+        for meta in typing.get_args(tp)[1:]:
+            if getattr(meta, "description", None):
+                return str(meta.description)
+    return next(filter(None, map(_description, typing.get_args(tp))), None)
+
+
 def _check_reset_options(env: Environment, kwargs: dict[str, Any]) -> None:
     cls = type(env)
-    if _reset_accepts_var_kwargs(cls):
+    if not _reset_accepts_var_kwargs(cls):
+        unknown = sorted(set(kwargs) - set(_reset_options(cls)))
+        if unknown:
+            accepted = ", ".join(["seed", "episode_id", *_reset_options(cls)])
+            raise InvalidAction(
+                f"{cls.__name__}.reset() does not accept {', '.join(map(repr, unknown))}; "
+                f"accepted options: {accepted}"
+            )
+    if not kwargs:
         return
-    unknown = sorted(set(kwargs) - set(_reset_options(cls)))
-    if unknown:
-        accepted = ", ".join(["seed", "episode_id", *_reset_options(cls)])
-        raise InvalidAction(
-            f"{cls.__name__}.reset() does not accept {', '.join(map(repr, unknown))}; "
-            f"accepted options: {accepted}"
-        )
+    for name, (adapter, description) in _bounded_options(cls).items():
+        if name in kwargs:
+            try:
+                adapter.validate_python(kwargs[name])
+            except ValidationError as exc:
+                why = exc.errors()[0]["msg"].removeprefix("Input ")
+                said = f" ({description})" if description else ""
+                raise InvalidAction(f"{name}={kwargs[name]!r}: {why}{said}") from None
 
 
 def _begin_reset(env: Environment, seed: int | None, kwargs: dict[str, Any]) -> None:

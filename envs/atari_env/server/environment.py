@@ -142,8 +142,12 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         mode: Annotated[int, Field(ge=0)] | None = None,
         difficulty: Annotated[int, Field(ge=0)] | None = None,
         repeat_action_probability: Annotated[float, Field(ge=0.0, le=1.0)] | None = None,
-        frameskip: Annotated[int, Field(ge=1, le=MAX_FRAMESKIP)] | None = None,
-        max_episode_steps: Annotated[int, Field(ge=1, le=MAX_EPISODE_STEPS)] | None = None,
+        frameskip: Annotated[int, Field(ge=1, le=MAX_FRAMESKIP, description=HINTS["frameskip"])]
+        | None = None,
+        max_episode_steps: Annotated[
+            int, Field(ge=1, le=MAX_EPISODE_STEPS, description=HINTS["max_episode_steps"])
+        ]
+        | None = None,
         frame_encoding: Encoding | None = None,
     ) -> AtariObservation:
         options = {k: v for k, v in locals().items() if k in ENV_VARS}
@@ -355,7 +359,7 @@ def _parse(name: str, value: Any, source: str) -> Any:
     try:
         parsed = _PARSERS[name](value)
     except (TypeError, ValueError) as exc:
-        hint = HINTS.get(name, "")
+        hint = f" ({HINTS[name]})" if name in HINTS else ""
         raise InvalidAction(f"{source}={value!r} is invalid: {exc}{hint}") from None
     return parsed
 
@@ -402,9 +406,9 @@ def _probability(value: Any) -> float:
     return number
 
 
-HINTS = {
-    "frameskip": " (frames each action is held; the default is 4: leave the option out)",
-    "max_episode_steps": " (leave it out to play until game over)",
+HINTS = {  # said after a refusal (and shown by the playground's form)
+    "frameskip": "frames each action is held; the default is 4: leave the option out",
+    "max_episode_steps": "leave it out to play until game over",
 }
 
 _PARSERS = {
