@@ -8,8 +8,9 @@ One Atari server (``atari_env``, as ``openenv serve`` runs it) behind a stand-in
 each session, steps that are cheap (``frameskip`` 1) for a while, then a reset with the largest
 ``frameskip`` the schema allows (32 frames a step) and steps as fast as it can, over and over.
 The visitor plays Pong with the default frameskip from another address and asks ``/health``
-every fifth step (one HTTP connection, kept alive, as a load balancer's probe). Printed for both runs (without, then with the abuser):
-the visitor's step latency and ``GET /health`` latency, p50 / p99 / max, in milliseconds.
+every fifth step (one HTTP connection, kept alive, as a load balancer's probe). Printed for
+both runs (without, then with the abuser): the visitor's step latency and ``GET /health``
+latency, p50 / p99 / max, in milliseconds.
 Prints figures; asserts nothing.
 """
 
