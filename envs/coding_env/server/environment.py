@@ -7,12 +7,15 @@ State: ``episode_id``, ``step_count``, ``last_exit_code`` and ``network_access``
 
 Variables persist between the steps of an episode; ``reset`` starts a fresh interpreter in a
 fresh working directory. The code runs in a separate process with time, CPU, memory, file size
-and process limits, a private temporary directory, a clean environment and no network (see
-``coding_env/server/sandbox.py``; ``CODING_NETWORK=on`` allows the network, and
-``state.network_access`` says which is in force). A run that hits a limit ends with an error in
-``stderr`` (``sandbox: ...``); when the interpreter had to be killed the next step starts a new
-one. When the machine cannot cut the code off the network and ``CODING_NETWORK`` is not ``on``,
-``step`` runs nothing and raises ``SandboxUnavailable`` saying how to allow it.
+and process limits, a private working directory, a clean environment, namespaces of its own
+(private ``/tmp`` and ``/dev/shm``, the host's files read-only, no process of the host in
+sight) and no network (see ``coding_env/server/sandbox.py``; ``CODING_NETWORK=on`` allows the
+network, and ``state.network_access`` says which is in force). A run that hits a limit ends
+with an error in ``stderr`` (``sandbox: ...``); when the interpreter had to be killed the next
+step starts a new one. When the machine cannot make those namespaces (or cut the code off the
+network, and ``CODING_NETWORK`` is not ``on``), ``step`` runs nothing and raises
+``SandboxUnavailable`` saying how to allow it; only ``CODING_ALLOW_UNISOLATED=on`` lets code run
+without the namespaces there.
 
 Reward: 1.0 when the code ran without error (exit code 0), else 0.0. Episodes never end by
 themselves.

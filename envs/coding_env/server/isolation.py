@@ -1,25 +1,34 @@
 """What isolation coding_env's sandboxes get on this machine, and the command that applies it.
 
 :func:`isolation` answers once per process (the probes are cached): which user the code runs
-as (its own uid when the server is root, else the server's user) and whether it gets a network
-namespace of its own (``launcher.py``, probed by starting it once). :func:`launch_command` is
-the launcher's command line that every sandbox interpreter starts behind.
+as (its own uid when the server is root, else the server's user), whether it gets namespaces
+of its own (private ``/tmp`` and ``/dev/shm``, its own processes and IPC, the host's files
+read-only: see ``launcher.py``) and whether it gets a network namespace. Both are probed by
+starting the launcher once, as a sandbox would, and looking at what the code got. Where the
+namespaces cannot be made, no code runs (:class:`SandboxUnavailable` says why and how to allow
+them) unless the operator set ``CODING_ALLOW_UNISOLATED=on``; likewise for the network unless
+``CODING_NETWORK=on``. :func:`launch_command` is the launcher's command line that every sandbox
+interpreter starts behind.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 LAUNCHER_SOURCE = Path(__file__).with_name("launcher.py").read_text(encoding="utf-8")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 NOBODY = 65534
+_PROBE_TMP_MB = 1
+log = logging.getLogger(__name__)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -34,24 +43,36 @@ class Isolation:
     (sandboxes run as the server's user). ``network``: "namespace" (a network namespace of
     its own), "user namespace" (a user and a network namespace of its own: no root needed) or
     "host" (``CODING_NETWORK=on``: the code uses the server's network). ``python``: the
-    interpreter that runs the code.
+    interpreter that runs the code. ``private``: the code runs in namespaces of its own
+    (mount, IPC and PID: private ``/tmp`` and ``/dev/shm``, no process of the host in sight);
+    false only where they cannot be made and ``CODING_ALLOW_UNISOLATED=on`` allowed that.
     """
 
     users: str
     network: str
     python: str
+    private: bool = True
 
 
-def isolation(network: bool = False) -> Isolation:
+def isolation(network: bool = False, allow_unisolated: bool = False) -> Isolation:
     """How a sandbox runs here; raises :class:`SandboxUnavailable` if it cannot run safely.
 
-    Without ``network``, a probe checks that a sandbox really gets a network namespace of its
-    own; if it cannot, no code runs and the error says how to allow it.
+    A probe checks that a sandbox really gets its namespaces (and, without ``network``, a
+    network namespace); if it cannot, no code runs and the error says how to allow it. With
+    ``allow_unisolated``, code runs without the private namespaces where they cannot be made
+    (a warning is logged), still without network unless ``network``.
     """
     users, python = _user_isolation()
-    if network:
-        return Isolation(users, "host", python)
-    return Isolation(users, _network_isolation(python, root=users == "uid"), python)
+    root = users == "uid"
+    try:
+        way = _namespaces(python, root, network)
+    except SandboxUnavailable as exc:
+        if not allow_unisolated:
+            raise
+        _warn_unisolated(str(exc))
+        way = "host" if network else _network_only(python, root)
+        return Isolation(users, way, python, private=False)
+    return Isolation(users, "host" if network else way, python)
 
 
 @functools.cache
@@ -69,33 +90,75 @@ def _user_isolation() -> tuple[str, str]:
     )
 
 
-_NAMESPACES_PROBE = (
-    "import os; print(os.readlink('/proc/self/ns/net'), os.readlink('/proc/self/ns/user'))"
+_KINDS = ("net", "user", "mnt", "pid", "ipc")
+_PROBE = (
+    "import json, os\n"
+    f"ns = {{kind: os.readlink('/proc/self/ns/' + kind) for kind in {_KINDS!r}}}\n"
+    "open('probe.txt', 'w').close()\n"
+    "tmp = os.statvfs('/tmp')\n"
+    "print(json.dumps({'ns': ns, 'tmp': tmp.f_blocks * tmp.f_frsize}))\n"
 )
 
 
 @functools.cache
-def _network_isolation(python: str, root: bool) -> str:
-    """Start the launcher once as a sandbox would and see which namespaces the code gets."""
-    probe = [python, "-I", "-c", _NAMESPACES_PROBE]
+def _namespaces(python: str, root: bool, network: bool) -> str:
+    """Probe the private namespaces (and the network namespace unless ``network``); return
+    "namespace" (made as root) or "user namespace"."""
+    seen, reason = _probe(python, root, network, private=True)
+    if seen is not None:
+        return seen
+    if not network and _probe(python, root, network=True, private=True)[0] is not None:
+        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=reason))
+    extra = "" if network else _NETWORK_TOO
+    raise SandboxUnavailable(_NO_NAMESPACES.format(reason=reason, network=extra))
+
+
+@functools.cache
+def _network_only(python: str, root: bool) -> str:
+    """Without the private namespaces (allowed unisolated): the network namespace alone."""
+    seen, reason = _probe(python, root, network=False, private=False)
+    if seen is None:
+        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=reason))
+    return seen
+
+
+def _probe(python: str, root: bool, network: bool, private: bool) -> tuple[str | None, str]:
+    """Start the launcher once as a sandbox would; (how, "") if the code got what it should,
+    else (None, why not)."""
+    workdir = tempfile.mkdtemp(prefix="openenv-code-probe-")
     uid = NOBODY if root else None
+    if uid is not None:
+        os.chown(workdir, uid, uid)
+    options = {"workdir": workdir, "tmp_mb": _PROBE_TMP_MB} if private else None
     try:
         result = subprocess.run(
-            launch_command(python, uid, network=False) + probe,
-            cwd="/",
+            [*launch_command(python, uid, network, options), python, "-I", "-c", _PROBE],
+            cwd=workdir,
             env={"PATH": SAFE_PATH},
             capture_output=True,
             text=True,
             timeout=30,
         )
+        wrote = os.path.exists(os.path.join(workdir, "probe.txt"))
     except (OSError, subprocess.SubprocessError) as exc:
-        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=exc)) from None
-    seen = result.stdout.split()
-    mine = [os.readlink(f"/proc/self/ns/{kind}") for kind in ("net", "user")]
-    if result.returncode != 0 or len(seen) != 2 or seen[0] == mine[0]:
-        reason = result.stderr.strip() or f"the probe exited with status {result.returncode}"
-        raise SandboxUnavailable(_NO_NETWORK_ISOLATION.format(reason=reason))
-    return "namespace" if seen[1] == mine[1] else "user namespace"
+        return None, str(exc)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    reason = result.stderr.strip() or f"the probe exited with status {result.returncode}"
+    try:
+        seen = json.loads(result.stdout)
+        theirs = seen["ns"]
+    except (ValueError, TypeError, KeyError):
+        return None, reason
+    mine = {kind: os.readlink(f"/proc/self/ns/{kind}") for kind in _KINDS}
+    missing = [] if network else [kind for kind in ("net",) if theirs[kind] == mine[kind]]
+    if private:
+        missing += [kind for kind in ("mnt", "pid", "ipc") if theirs[kind] == mine[kind]]
+        if seen["tmp"] > _PROBE_TMP_MB * 2**20 or not wrote:
+            missing.append("private /tmp and working directory")
+    if result.returncode != 0 or missing:
+        return None, reason if result.returncode != 0 else f"not isolated: {', '.join(missing)}"
+    return ("namespace" if theirs["user"] == mine["user"] else "user namespace"), ""
 
 
 _NO_NETWORK_ISOLATION = (
@@ -105,11 +168,33 @@ _NO_NETWORK_ISOLATION = (
     "namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0), "
     "or set CODING_NETWORK=on to let the code use the network"
 )
+_NO_NAMESPACES = (
+    "coding_env runs code in namespaces of its own (private /tmp and /dev/shm, its own "
+    "processes, the host's files read-only{network}) and could not create them on this machine "
+    "({reason}). Either run the server as root with CAP_SYS_ADMIN (e.g. outside a container, or "
+    "docker run --cap-add SYS_ADMIN --security-opt apparmor=unconfined), or allow unprivileged "
+    "user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces "
+    "> 0), or set CODING_ALLOW_UNISOLATED=on to run code without them, which is unsafe: the "
+    "code can then fill the host's /tmp and /dev/shm, write wherever its user may, and, unless "
+    "the server runs as root, signal the server and other sessions' processes"
+)
+_NETWORK_TOO = ", no network (CODING_NETWORK=off)"
 
 
-def launch_command(python: str, uid: int | None, network: bool) -> list[str]:
-    """The launcher's command line; the program to exec follows it."""
-    options = json.dumps({"uid": uid, "network": network})
+@functools.cache
+def _warn_unisolated(reason: str) -> None:
+    log.warning(
+        "CODING_ALLOW_UNISOLATED=on: coding_env runs code without namespaces, because: %s",
+        reason,
+    )
+
+
+def launch_command(
+    python: str, uid: int | None, network: bool, private: dict | None = None
+) -> list[str]:
+    """The launcher's command line; the program to exec follows it. ``private``: None (no
+    mount, IPC and PID namespaces) or ``{"workdir": path, "tmp_mb": size}``."""
+    options = json.dumps({"uid": uid, "network": network, "private": private})
     return [python, "-I", "-c", LAUNCHER_SOURCE, options]
 
 

@@ -2,8 +2,9 @@
 
 Not imported by the server: :mod:`coding_env.server.sandbox` runs this file's source with
 ``python -I -c <source> <command fd> <result fd> <limits json>`` in a separate process, which
-``launcher.py`` has already cut off the network and (when the server runs as root) moved to an
-unprivileged uid. Standard library only, so any Python 3.8+ interpreter can run it.
+``launcher.py`` has already put in namespaces of its own (mount, IPC, PID, network: it runs as
+PID 2, under the namespace's PID 1) and, when the server runs as root, moved to an unprivileged
+uid. Standard library only, so any Python 3.8+ interpreter can run it.
 
 Protocol: one JSON line per request on the command fd, ``{"code": "..."}``; one JSON line per
 answer on the result fd, ``{"stdout": ..., "stderr": ..., "exit_code": ...}``. Variables live in
@@ -100,7 +101,7 @@ class Runner:
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
-        sweep(self.limits["mode"])
+        sweep(self.limits["mode"] == "uid" or self.limits.get("own_pids", False))
         out, err = self.read(self.out), self.read(self.err)
         return {"stdout": out, "stderr": err, "exit_code": exit_code}
 
@@ -140,10 +141,14 @@ class Runner:
         return text
 
 
-def sweep(mode):
-    """End every process the code started (they never outlive the run), then reap them."""
+def sweep(alone):
+    """End every process the code started (they never outlive the run), then reap them.
+
+    ``alone``: every process this one may signal with ``kill(-1)`` belongs to the sandbox
+    (its own PID namespace, whose PID 1 ``kill(-1)`` spares, or a uid of its own).
+    """
     me = os.getpid()
-    if mode == "uid":  # the sandbox has a uid of its own: one atomic kill(-1) ends the rest
+    if alone:  # one atomic kill(-1) ends the rest
         try:
             os.kill(-1, signal.SIGKILL)
         except OSError:

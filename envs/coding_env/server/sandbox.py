@@ -10,21 +10,37 @@ variables persist between the steps of an episode. The child gets:
   file size (``RLIMIT_FSIZE``), process count (``RLIMIT_NPROC``), open files, no core dumps;
 * a wall-clock limit per run: when it passes, every process of the sandbox is killed and the
   next run starts a fresh interpreter;
-* no network (unless ``CODING_NETWORK=on``): ``launcher.py`` puts the interpreter in a network
-  namespace of its own before dropping root, so neither the internet nor the host's loopback
-  services (this server included) can be reached. If the machine allows no namespace (a
-  container without ``CAP_SYS_ADMIN`` and without unprivileged user namespaces), no code runs:
-  :func:`~coding_env.server.isolation.isolation` raises :class:`SandboxUnavailable` saying
-  how to allow it.
+* namespaces of its own, made by ``launcher.py`` (see there for how):
+
+  - mount: every filesystem of the host is read-only but the working directory, the only
+    sandbox directory in sight (the directory that holds them all, the server's ``/tmp`` by
+    default, is covered by a tmpfs); ``/tmp`` and ``/dev/shm`` are tmpfs mounts of its own,
+    ``CODING_TMP_MB`` MiB each (64 by default), so filling them ends in ``ENOSPC`` and what
+    was written there vanishes with the sandbox; ``/proc`` shows its own processes only;
+  - PID: the code sees and can signal only its own processes (PID 1 is the sandbox's init,
+    the interpreter is PID 2), never the server's nor other sessions';
+  - IPC: System V and POSIX IPC objects are private and vanish with it too;
+  - network (unless ``CODING_NETWORK=on``): a network namespace of its own, so neither the
+    internet nor the host's loopback services (this server included) can be reached.
+
+  If the machine allows no namespace (a container without ``CAP_SYS_ADMIN`` and without
+  unprivileged user namespaces), no code runs: :func:`~coding_env.server.isolation.isolation`
+  raises :class:`SandboxUnavailable` saying how to allow it. Only ``CODING_ALLOW_UNISOLATED=on``
+  lets code run there without them (and ``CODING_NETWORK=on`` where no network namespace can be
+  made either): then ``/tmp``, ``/dev/shm`` and the host's processes are shared, as they are
+  without a sandbox.
 
 When the server runs as root (containers, Spaces), each sandbox runs as its own unprivileged
 uid, chosen at random, because Linux does not apply ``RLIMIT_NPROC`` to root. That uid cannot
 read the server's files under ``/root`` or its ``/proc/<pid>/environ``, and "every process of
-the sandbox" is simply "every process of that uid", even ones that left the process group.
-Otherwise the sandbox runs as the server's user, with the process limit counted on top of the
-processes that user already has, and stray processes are found by process group; the server
-process is made non-dumpable so its ``/proc/<pid>/environ`` stays unreadable to the sandbox
-(other processes of that user stay visible: run as root, or in a container, for untrusted code).
+the sandbox" is simply "every process of that uid". Otherwise the sandbox runs as the server's
+user (in a user namespace of its own, mapping that uid to itself), with the process limit
+counted on top of the processes that user already has; the PID namespace hides the server and
+the other sessions, and killing the launcher's process group ends the sandbox's PID 1, which
+makes the kernel kill every process in the namespace. Files the server's user may read stay
+readable to the code (read-only), and so do the Unix sockets it may connect to: run the server
+as root, or in a container, to keep them from it. The server process is made non-dumpable, so
+its ``/proc/<pid>/environ`` stays unreadable even where no PID namespace hides it.
 
 Processes started by the code do not outlive the run that started them.
 """
@@ -73,10 +89,19 @@ class SandboxLimits:
     output_bytes: int = 32_000  # stdout / stderr returned per run (the rest is cut)
     cpu_budget_s: int = 3600  # CPU seconds for the whole episode
     network: bool = False  # may the code use the network (CODING_NETWORK=on)
+    tmp_mb: int = 64  # size of the private /tmp, and of the private /dev/shm
+    allow_unisolated: bool = False  # run code where no namespace can be made (unsafe)
+
+    def __post_init__(self) -> None:
+        if self.tmp_mb < 1:  # tmpfs reads size=0 as "no limit"
+            raise ValueError(f"tmp_mb must be at least 1 (MiB), got {self.tmp_mb}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> SandboxLimits:
-        values: dict = {"network": _network_setting(environ)}
+        values: dict = {
+            "network": _on_off(environ, "CODING_NETWORK"),
+            "allow_unisolated": _on_off(environ, "CODING_ALLOW_UNISOLATED"),
+        }
         names = {
             "timeout_s": ("CODING_TIMEOUT_S", float),
             "cpu_s": ("CODING_CPU_S", int),
@@ -84,6 +109,7 @@ class SandboxLimits:
             "file_size_mb": ("CODING_FILE_SIZE_MB", int),
             "processes": ("CODING_MAX_PROCESSES", int),
             "output_bytes": ("CODING_OUTPUT_BYTES", int),
+            "tmp_mb": ("CODING_TMP_MB", int),
         }
         for field, (var, kind) in names.items():
             if environ.get(var):
@@ -94,10 +120,10 @@ class SandboxLimits:
         return cls(**values)
 
 
-def _network_setting(environ: Mapping[str, str]) -> bool:
-    value = environ.get("CODING_NETWORK", "off").strip().lower() or "off"
+def _on_off(environ: Mapping[str, str], var: str) -> bool:
+    value = environ.get(var, "off").strip().lower() or "off"
     if value not in ("off", "on"):
-        raise ValueError(f"$CODING_NETWORK must be 'off' (the default) or 'on', got {value!r}")
+        raise ValueError(f"${var} must be 'off' (the default) or 'on', got {value!r}")
     return value == "on"
 
 
@@ -132,6 +158,10 @@ class Sandbox:
         answer = self._send(code) and self._receive(deadline)
         if isinstance(answer, dict):
             return RunResult(str(answer["stdout"]), str(answer["stderr"]), int(answer["exit_code"]))
+        if answer != "timeout" and self._proc is not None:  # the runner died: let the
+            # launcher end the way it did (it passes the runner's exit status on), then kill
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         return self._crashed(timed_out=answer == "timeout")
 
     def close(self) -> None:
@@ -154,22 +184,29 @@ class Sandbox:
     # -- starting ---------------------------------------------------------------------------
 
     def _start(self) -> None:
-        how = isolation(network=self.limits.network)
+        how = isolation(network=self.limits.network, allow_unisolated=self.limits.allow_unisolated)
         self._workdir = tempfile.mkdtemp(prefix="openenv-code-")
         cmd_r, self._cmd = os.pipe()
         self._res, res_w = os.pipe()
         nproc = self.limits.processes
+        private = None
+        if how.private:  # the launcher and PID 1 of the sandbox's namespace count too
+            nproc += 2
+            private = {"workdir": self._workdir, "tmp_mb": self.limits.tmp_mb}
         if how.users == "uid":
             self._uid = _allocate_uid()
             os.chown(self._workdir, self._uid, self._uid)
         else:
             nproc += len(_pids(lambda pid, uid, pgrp: uid == os.getuid()))
             _protect_server_process()
-        limits = json.dumps({**asdict(self.limits), "nproc": nproc, "mode": how.users})
+        limits = json.dumps(
+            {**asdict(self.limits), "nproc": nproc, "mode": how.users, "own_pids": how.private}
+        )
         runner = [how.python, "-I", "-X", "utf8", "-c", RUNNER_SOURCE, str(cmd_r), str(res_w)]
+        launcher = launch_command(how.python, self._uid, self.limits.network, private)
         try:
             self._proc = subprocess.Popen(
-                [*launch_command(how.python, self._uid, self.limits.network), *runner, limits],
+                [*launcher, *runner, limits],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
