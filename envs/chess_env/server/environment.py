@@ -14,10 +14,11 @@ See the package README for every option.
 from __future__ import annotations
 
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
 import chess
 import chess.svg
+from pydantic import Field
 
 from chess_env.models import ChessAction, ChessObservation, ChessState
 from chess_env.server.engine import evaluate
@@ -28,6 +29,7 @@ from openenv.core.rules import IllegalMovePolicy, check_policy, illegal_move
 
 COLORS = {"white": chess.WHITE, "black": chess.BLACK}
 MAX_DEPTH = 4
+MAX_MOVES = 100_000  # half-moves a visitor may ask a game to last before it is drawn
 BOARD_PIXELS = 420
 
 
@@ -35,17 +37,11 @@ def _color_name(color: chess.Color) -> str:
     return "white" if color == chess.WHITE else "black"
 
 
-def _check_options(opponent: str, depth: int, color: str | None, max_moves: int, gamma: float):
+def _check_options(opponent: str, color: str | None) -> None:
     if opponent not in OPPONENTS:
         raise InvalidAction(f"opponent must be one of {', '.join(OPPONENTS)}; got {opponent!r}")
-    if not 1 <= depth <= MAX_DEPTH:
-        raise InvalidAction(f"opponent_depth must be between 1 and {MAX_DEPTH}; got {depth}")
     if color is not None and color not in COLORS:
         raise InvalidAction(f"agent_color must be white, black or null; got {color!r}")
-    if max_moves < 1:
-        raise InvalidAction(f"max_moves must be at least 1; got {max_moves}")
-    if not 0.0 < gamma <= 1.0:
-        raise InvalidAction(f"gamma must be in (0, 1]; got {gamma}")
 
 
 def _start_board(fen: str | None) -> chess.Board:
@@ -77,15 +73,15 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
         seed: int | None = None,
         episode_id: str | None = None,
         opponent: Opponent | None = "moonfish",
-        opponent_depth: int = 2,
+        opponent_depth: Annotated[int, Field(ge=1, le=MAX_DEPTH)] = 2,
         agent_color: Literal["white", "black"] | None = None,
-        max_moves: int = 500,
-        gamma: float = 0.99,
+        max_moves: Annotated[int, Field(ge=1, le=MAX_MOVES)] = 500,
+        gamma: Annotated[float, Field(gt=0.0, le=1.0)] = 0.99,
         fen: str | None = None,
         illegal_move: IllegalMovePolicy = "refuse",
     ) -> ChessObservation:
         opponent = opponent or "self"
-        _check_options(opponent, opponent_depth, agent_color, max_moves, gamma)
+        _check_options(opponent, agent_color)
         self._policy = check_policy(illegal_move)
         self._board = _start_board(fen)
         color = COLORS[agent_color or self.rng.choice(sorted(COLORS))]

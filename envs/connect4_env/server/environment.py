@@ -19,7 +19,9 @@ search opponent looks ahead, 1 to 6), ``agent_starts`` (False: the opponent open
 from __future__ import annotations
 
 import uuid
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
+
+from pydantic import Field
 
 from connect4_env.models import Connect4Action, Connect4Observation, Connect4State
 from connect4_env.server.board import (
@@ -63,14 +65,12 @@ class Connect4Environment(Environment[Connect4Action, Connect4Observation, Conne
         seed: int | None = None,
         episode_id: str | None = None,
         opponent: Opponent = "random",
-        depth: int = 4,
+        depth: Annotated[int, Field(ge=1, le=MAX_DEPTH)] = 4,
         agent_starts: bool = True,
         illegal_move: IllegalMovePolicy = "refuse",
     ) -> Connect4Observation:
         if opponent not in OPPONENTS:
             raise InvalidAction(f"opponent must be one of {', '.join(OPPONENTS)}; got {opponent!r}")
-        if not 1 <= depth <= MAX_DEPTH:
-            raise InvalidAction(f"depth must be between 1 and {MAX_DEPTH}, got {depth}")
         self._policy = check_policy(illegal_move)
         self._opponent, self._depth = opponent, depth
         self._state = Connect4State(

@@ -10,9 +10,10 @@ Reset options (each optional; defaults from environment variables):
     Put a camera frame (``pixels``) in every observation. Off by default: software rendering
     costs tens of milliseconds per frame. The playground renders on its own either way.
 ``camera_id``, ``render_height``, ``render_width``
-    The camera and frame size (``$DMCONTROL_RENDER_HEIGHT``/``_WIDTH``, default 240×320).
+    The camera (-1: the free camera) and frame size (``$DMCONTROL_RENDER_HEIGHT``/``_WIDTH``,
+    default 240×320; each side 1 to 640 pixels).
 ``max_episode_steps``
-    End the episode (``truncated``) after this many steps; the task's own limit
+    End the episode (``truncated``) after this many steps (1 to 100000); the task's own limit
     (usually 1000 steps) applies otherwise.
 ``frame_encoding``
     How ``pixels`` travel (:mod:`openenv.core.frames`).
@@ -56,6 +57,9 @@ DEFAULTS = {
     "render_height": ("DMCONTROL_RENDER_HEIGHT", "240"),
     "render_width": ("DMCONTROL_RENDER_WIDTH", "320"),
 }
+MAX_SIDE = 640  # pixels of a rendered frame's side: what one step may cost to draw and send
+MAX_EPISODE_STEPS = 100_000
+Side = Annotated[int, Field(ge=1, le=MAX_SIDE, description="leave it out for the default")]
 
 
 def default(name: str) -> str:
@@ -126,18 +130,15 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         domain_name: DomainName | None = None,
         task_name: TaskName | None = None,
         render: bool = False,
-        camera_id: int = 0,
-        render_height: int | None = None,
-        render_width: int | None = None,
-        max_episode_steps: int | None = None,
+        camera_id: Annotated[int, Field(ge=-1, description="-1: the free camera")] = 0,
+        render_height: Side | None = None,
+        render_width: Side | None = None,
+        max_episode_steps: Annotated[int, Field(ge=1, le=MAX_EPISODE_STEPS)] | None = None,
         frame_encoding: Encoding | None = None,
     ) -> DMControlObservation:
         task = (domain_name or default("domain_name"), task_name or default("task_name"))
-        height = _positive("render_height", render_height or default("render_height"), MAX_SIDE)
-        width = _positive("render_width", render_width or default("render_width"), MAX_SIDE)
-        self._limit = (
-            _positive("max_episode_steps", max_episode_steps) if max_episode_steps else None
-        )
+        height, width = _side("render_height", render_height), _side("render_width", render_width)
+        self._limit = int(max_episode_steps) if max_episode_steps is not None else None
         self._encoding = resolve_encoding(frame_encoding)
         if self._env is None or task != self._task:
             env = load_task(*task)
@@ -277,7 +278,11 @@ class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DM
         )
 
 
-MAX_SIDE = 640  # pixels of a rendered frame's side: what one step may cost to draw and send
+def _side(name: str, value: int | None) -> int:
+    """A frame side: the reset option (its annotation bounds it), else the environment's."""
+    if value is not None:
+        return int(value)
+    return _positive(f"${DEFAULTS[name][0]}", default(name), MAX_SIDE)
 
 
 def _positive(name: str, value: Any, high: int | None = None) -> int:

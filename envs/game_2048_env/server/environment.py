@@ -15,6 +15,9 @@ board locks up), ``illegal_move``.
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
+
+from pydantic import Field
 
 from game_2048_env.models import Direction, Game2048Action, Game2048Observation, Game2048State
 from game_2048_env.server.tiles import SIZE, Grid, legal_directions, slide
@@ -63,7 +66,7 @@ class Game2048Environment(Environment[Game2048Action, Game2048Observation, Game2
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        target: int = 2048,
+        target: Annotated[int, Field(ge=0, le=MAX_TARGET)] = 2048,
         illegal_move: IllegalMovePolicy = "refuse",
     ) -> Game2048Observation:
         _check_target(target)
@@ -163,7 +166,7 @@ def _max_tile(board: Grid) -> int:
 def _check_target(target: int) -> None:
     if target == 0:
         return
-    if target < 8 or target > MAX_TARGET or target & (target - 1):
+    if target < 8 or target & (target - 1):  # the annotation holds it to 0..MAX_TARGET
         raise InvalidAction(
             f"target must be a power of two from 8 to {MAX_TARGET} (or 0 for no target); "
             f"got {target}"

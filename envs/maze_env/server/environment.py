@@ -12,6 +12,9 @@ Reset options: ``layout`` (a built-in name or ``"random"`` for a seeded maze), `
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
+
+from pydantic import Field
 
 from maze_env.models import (
     ACTION_NAMES,
@@ -24,7 +27,7 @@ from maze_env.models import (
     MazeState,
 )
 from maze_env.server.layouts import Layout, LayoutName, load
-from openenv.core import ActionChoice, Board, Cell, Environment, InvalidAction, ResetNeeded
+from openenv.core import ActionChoice, Board, Cell, Environment, ResetNeeded
 from openenv.core.rules import (
     ILLEGAL_MOVE_PENALTY,
     IllegalMovePolicy,
@@ -35,6 +38,7 @@ from openenv.core.rules import (
 MOVE_REWARD = -0.05
 REVISIT_REWARD = -0.25
 EXIT_REWARD = 10.0
+MAX_STEPS = 100_000  # moves a visitor may ask an episode to last
 _DELTAS = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}
 _BUTTONS = {
     UP: ("↑ Up", "ArrowUp"),
@@ -60,11 +64,9 @@ class MazeEnvironment(Environment[MazeAction, MazeObservation, MazeState]):
         seed: int | None = None,
         episode_id: str | None = None,
         layout: LayoutName = "classic",
-        max_steps: int = 100,
+        max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS)] = 100,
         illegal_move: IllegalMovePolicy = "refuse",
     ) -> MazeObservation:
-        if max_steps < 1:
-            raise InvalidAction(f"max_steps must be at least 1, got {max_steps}")
         self._policy = check_policy(illegal_move)
         self._layout = load(layout, self.rng)
         self._max_steps = max_steps

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
 import reasoning_gym
+from pydantic import Field
 from reasoning_gym import factory
 from reasoning_gym.composite import DatasetSpec
 
@@ -25,6 +26,7 @@ from reasoning_gym_env.server.rubrics import reasoning_gym_rubric, score_answer
 
 EXAMPLES = "leg_counting, basic_arithmetic, chain_sum, syllogism, mini_sudoku"
 MAX_DATASET_SIZE = 100_000
+MAX_DIFFICULTY = 100  # a level past the last of a curriculum plays its last
 TEXT_WIDTH = 48  # long prose lines are wrapped for the text view; short lines (grids) kept
 
 
@@ -100,13 +102,12 @@ class ReasoningGymEnvironment(
         task_name: str = "leg_counting",
         task_config: dict[str, Any] | None = None,
         task_specs: list[dict[str, Any]] | None = None,
-        difficulty: int | None = None,
-        dataset_size: int = 100,
+        difficulty: Annotated[
+            int, Field(ge=0, le=MAX_DIFFICULTY, description="a curriculum level, 0 is easiest")
+        ]
+        | None = None,
+        dataset_size: Annotated[int, Field(ge=1, le=MAX_DATASET_SIZE)] = 100,
     ) -> ReasoningGymObservation:
-        if not 1 <= dataset_size <= MAX_DATASET_SIZE:
-            raise InvalidAction(f"dataset_size must be 1..{MAX_DATASET_SIZE}; got {dataset_size}")
-        if difficulty is not None and difficulty < 0:
-            raise InvalidAction(f"difficulty is a curriculum level, 0 or more; got {difficulty}")
         if task_specs is not None and not all(_is_spec(spec) for spec in task_specs):
             raise InvalidAction(
                 'task_specs must be a list like [{"name": "leg_counting", "weight": 2}]'

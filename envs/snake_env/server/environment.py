@@ -10,7 +10,7 @@ Rewards (reset options) come from a rubric (``rubrics.py``): ``food_reward`` (+1
 board is full (a win), or after ``max_steps``.
 
 Other reset options: ``width`` and ``height`` (5 to 30), ``view_radius`` (0, the default: the
-whole board is observed; r ≥ 1: only the (2r+1)×(2r+1) window around the head),
+whole board is observed; r from 1 to 30: only the (2r+1)×(2r+1) window around the head),
 ``illegal_move``.
 """
 
@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
+from typing import Annotated
 
-from openenv.core import ActionChoice, Board, Cell, Environment, InvalidAction
+from pydantic import Field
+
+from openenv.core import ActionChoice, Board, Cell, Environment
 from openenv.core.rules import IllegalMovePolicy, check_policy, illegal_move
 from snake_env.models import (
     BODY,
@@ -36,6 +39,10 @@ from snake_env.server.rubrics import snake_rubric
 
 Pos = tuple[int, int]
 MIN_SIZE, MAX_SIZE = 5, 30
+# What a visitor may make an episode cost; a view radius of MAX_SIZE sees any board whole.
+MAX_VIEW_RADIUS = MAX_SIZE
+MAX_STEPS = 100_000
+Size = Annotated[int, Field(ge=MIN_SIZE, le=MAX_SIZE)]
 _DELTAS = {
     Direction.UP: (0, -1),
     Direction.DOWN: (0, 1),
@@ -73,16 +80,17 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        width: int = 10,
-        height: int = 10,
-        view_radius: int = 0,
+        width: Size = 10,
+        height: Size = 10,
+        view_radius: Annotated[
+            int, Field(ge=0, le=MAX_VIEW_RADIUS, description="0: the whole board")
+        ] = 0,
         food_reward: float = 1.0,
         death_reward: float = -1.0,
         step_reward: float = 0.0,
-        max_steps: int = 1000,
+        max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS)] = 1000,
         illegal_move: IllegalMovePolicy = "refuse",
     ) -> SnakeObservation:
-        _check_options(width, height, view_radius, max_steps)
         self._policy = check_policy(illegal_move)
         self._options = {"view_radius": view_radius, "max_steps": max_steps}
         self.rubric = snake_rubric(
@@ -251,13 +259,3 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
             return True
         hc, hr = self._body[0]
         return abs(pos[0] - hc) <= radius and abs(pos[1] - hr) <= radius
-
-
-def _check_options(width: int, height: int, view_radius: int, max_steps: int) -> None:
-    for name, value in (("width", width), ("height", height)):
-        if not MIN_SIZE <= value <= MAX_SIZE:
-            raise InvalidAction(f"{name} must be between {MIN_SIZE} and {MAX_SIZE}, got {value}")
-    if view_radius < 0:
-        raise InvalidAction(f"view_radius must be 0 (the whole board) or more, got {view_radius}")
-    if max_steps < 1:
-        raise InvalidAction(f"max_steps must be at least 1, got {max_steps}")

@@ -11,8 +11,10 @@ episode ends when no cell burns or after ``max_steps`` steps. Illegal actions fo
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
 from openenv.core import ActionChoice, Environment, Frame, InvalidAction
 from openenv.core.rules import IllegalMovePolicy, check_policy, illegal_move
@@ -32,22 +34,20 @@ from wildfire_env.server.fire import (
 from wildfire_env.server.rubrics import Tally, wildfire_rubric
 
 SUGGESTIONS = 6  # buttons offered per kind of action
-SIZES = range(8, 65)
+MIN_SIZE, MAX_SIZE = 8, 64
 MAX_HEAD_START = 20
+MAX_STEPS = 100_000  # what a visitor may make an episode cost
+MAX_CAPACITY = MAX_STEPS  # a step spends one drop or break at most: more is never spent
+Size = Annotated[int, Field(ge=MIN_SIZE, le=MAX_SIZE)]
+Capacity = Annotated[int, Field(ge=0, le=MAX_CAPACITY)]
 _NAMES = {ASH: "ash", FUEL: "fuel", BURNING: "burning", BREAK: "a firebreak", DAMP: "damp"}
 
 
-def _check_options(width, height, humidity, wind, init_sources, max_steps) -> None:
-    if width not in SIZES or height not in SIZES:
-        raise InvalidAction(f"width and height must be 8..64; got {width}x{height}")
-    if not 0.0 <= humidity < 1.0:
-        raise InvalidAction(f"humidity must be in [0, 1); got {humidity}")
+def _check_options(width, height, wind, init_sources) -> None:
     if wind is not None and wind not in WINDS:
         raise InvalidAction(f"wind must be one of {', '.join(WINDS)} or null; got {wind!r}")
-    if not 1 <= init_sources <= width * height // 4:
+    if init_sources > width * height // 4:
         raise InvalidAction(f"init_sources must be 1..{width * height // 4}; got {init_sources}")
-    if max_steps < 1:
-        raise InvalidAction(f"max_steps must be at least 1; got {max_steps}")
 
 
 class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, WildfireState]):
@@ -63,22 +63,18 @@ class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, Wildf
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        width: int = 16,
-        height: int = 16,
-        humidity: float = 0.25,
+        width: Size = 16,
+        height: Size = 16,
+        humidity: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.25,
         wind: Wind | None = None,
-        init_sources: int = 2,
-        head_start: int = 3,
-        max_steps: int = 100,
-        water_capacity: int = 10,
-        break_capacity: int = 30,
+        init_sources: Annotated[int, Field(ge=1)] = 2,
+        head_start: Annotated[int, Field(ge=0, le=MAX_HEAD_START)] = 3,
+        max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS)] = 100,
+        water_capacity: Capacity = 10,
+        break_capacity: Capacity = 30,
         illegal_move: IllegalMovePolicy = "refuse",
     ) -> WildfireObservation:
-        _check_options(width, height, humidity, wind, init_sources, max_steps)
-        if not 0 <= head_start <= MAX_HEAD_START:
-            raise InvalidAction(f"head_start must be 0..{MAX_HEAD_START}; got {head_start}")
-        if water_capacity < 0 or break_capacity < 0:
-            raise InvalidAction("water_capacity and break_capacity must be at least 0")
+        _check_options(width, height, wind, init_sources)
         self._policy = check_policy(illegal_move)
         wind = wind or self.rng.choice(sorted(WINDS))
         self._forest = Forest.generate(self.np_random, (height, width), wind, humidity)

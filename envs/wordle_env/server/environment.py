@@ -16,6 +16,9 @@ default 6), ``illegal_move``.
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
+
+from pydantic import Field
 
 from openenv.core import Board, Cell, Environment, InvalidAction
 from openenv.core.rules import (
@@ -59,11 +62,9 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         seed: int | None = None,
         episode_id: str | None = None,
         word: str | None = None,
-        max_guesses: int = 6,
+        max_guesses: Annotated[int, Field(ge=1, le=MAX_GUESSES)] = 6,
         illegal_move: IllegalMovePolicy = "refuse",
     ) -> WordleObservation:
-        if not 1 <= max_guesses <= MAX_GUESSES:
-            raise InvalidAction(f"max_guesses must be between 1 and {MAX_GUESSES}")
         self._policy = check_policy(illegal_move)
         self._answer = _chosen(word) if word else self.rng.choice(answer_words())
         self._letters = {}
