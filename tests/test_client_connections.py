@@ -76,7 +76,7 @@ def test_calls_run_in_the_callers_thread_on_a_blocking_connection(grid: str) -> 
         assert isinstance(env.client._ws, BlockingConnection)
         assert env.step(GridWorldAction(action="DOWN")).observation.x == 1
         assert env.state().episode_id == "direct"
-        assert env._loop is None  # no event-loop thread was started
+        assert env.client._modes._loop is None  # no event-loop thread was started
 
 
 async def test_the_async_client_answers_pings_while_idle(grid: str) -> None:
@@ -285,13 +285,13 @@ async def test_a_proxy_hands_the_connection_to_websockets_own_client(
     monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")  # nothing listens there
     monkeypatch.setenv("no_proxy", "")
     sync = GridWorldEnv(base_url="https://user-env.hf.space", connect_timeout_s=2).sync()
-    assert not sync._direct and not sync.client._blocking  # async client on a loop thread
+    assert not sync.client._modes._direct and not sync.client._blocking  # on a loop thread
     with pytest.raises(ClientError) as failed:  # it really went to the proxy
         await GridWorldEnv(base_url="https://user-env.hf.space", connect_timeout_s=2).connect()
     assert failed.value.server_code == "CONNECT"
     assert "proxy" in str(failed.value).lower() or "127.0.0.1" in str(failed.value)
     monkeypatch.setenv("no_proxy", "user-env.hf.space")
-    assert GridWorldEnv(base_url="https://user-env.hf.space").sync()._direct
+    assert GridWorldEnv(base_url="https://user-env.hf.space").sync().client._modes._direct
 
 
 @pytest.fixture(scope="module")

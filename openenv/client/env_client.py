@@ -5,7 +5,9 @@ Subclass it with your models and nothing else::
     class GridWorldEnv(EnvClient[GridWorldAction, GridWorldObservation, GridWorldState]):
         pass
 
-Parsing comes from the models. Use ``async with`` or ``.sync()`` for blocking code.
+Parsing comes from the models. Its methods return results in plain code and awaitables in
+async code (:mod:`openenv.client.modes`); ``with`` and ``async with`` both work, and ``.sync()``
+gives a blocking wrapper typed as such.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import contextlib
 import itertools
 import os
 import typing
-from typing import TYPE_CHECKING, Any, Generic, Self
+from typing import TYPE_CHECKING, Any, Generic, Self, cast
 
 import websockets
 from websockets.exceptions import ConnectionClosed  # websockets.X is a lazy import per use
@@ -30,6 +32,7 @@ from openenv.client.connections import (
     redirect,
 )
 from openenv.client.mcp import ToolsMixin
+from openenv.client.modes import Modes, dual
 from openenv.core.errors import (
     WIRE_CODES,
     CallTimeout,
@@ -37,6 +40,7 @@ from openenv.core.errors import (
     ConnectFailed,
     ConnectionLost,
     ProtocolMismatch,
+    SessionLost,
     server_error,
 )
 from openenv.core.serialization import (
@@ -96,8 +100,19 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
         self._correlate = False
-        self._blocking = False  # set by .sync(): blocking I/O in the caller's thread
+        self._blocking = False  # sync mode, not proxied: blocking I/O in the caller's thread
+        self._modes = Modes(not proxied(ws_url(self.base_url)), self._turn_sync)
         self._provider = provider  # an openenv.runtime Provider this client stops on close
+
+    def _turn_sync(self, direct: bool) -> None:
+        self._blocking = direct
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own public coroutine methods answer plain code too (rule: modes)."""
+        super().__init_subclass__(**kwargs)
+        for name, value in list(cls.__dict__.items()):
+            if not name.startswith("_") and asyncio.iscoroutinefunction(value):
+                setattr(cls, name, dual(value, direct=False))
 
     # -- typing hooks (override only for unusual payloads) -------------------------------
 
@@ -135,6 +150,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
 
     # -- connection -------------------------------------------------------------------------
 
+    @dual
     async def connect(self) -> Self:
         """Open the session (the WebSocket); a no-op when it is open already. A connection the
         server closed (an ended session) is dropped first, so the call opens a new session."""
@@ -179,8 +195,21 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         with contextlib.suppress(OSError, ConnectionClosed):
             await ws.close()
 
-    async def close(self) -> None:
-        """Close the session, then stop the server this client started (if any)."""
+    if TYPE_CHECKING:
+
+        async def close(self) -> None:
+            """Close the session, then stop the server this client started (if any)."""
+
+    else:
+
+        def close(self):
+            """Close the session, then stop the server this client started (if any)."""
+            result = self._modes.dispatch(self._close, True, ())
+            if self._modes.mode == "sync" and not asyncio.iscoroutine(result):
+                self._modes.stop()  # the private loop, if a call needed one
+            return result
+
+    async def _close(self) -> None:
         ws, self._ws = self._ws, None
         provider, self._provider = self._provider, None
         try:
@@ -194,10 +223,19 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                     await asyncio.to_thread(provider.stop)
 
     async def __aenter__(self) -> Self:
+        self._modes.claim("async")
         return await self.connect()
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    def __enter__(self) -> Self:
+        self._modes.claim("sync")
+        cast(Any, self).connect()  # sync now: it returns once connected
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        cast(Any, self).close()
 
     @classmethod
     def from_docker_image(cls, image: str, provider: Any = None, **kwargs: Any) -> Bootstrap[Self]:
@@ -229,10 +267,12 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         """A blocking wrapper with the same methods, usable as a context manager."""
         from openenv.client.sync import SyncEnvClient
 
+        self._modes.claim("sync")
         return SyncEnvClient(self)
 
     # -- the API ----------------------------------------------------------------------------
 
+    @dual
     async def reset(self, **kwargs: Any) -> StepResult[ObsT]:
         """Start an episode; ``seed``, ``episode_id`` and env options go in ``kwargs``.
 
@@ -242,22 +282,31 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         message = {"type": "reset", "data": kwargs}
         try:
             data = await self._call(message, "observation")
-        except ConnectionLost:
+        except ConnectionLost:  # SessionLost included
             data = await self._call(message, "observation")  # on a new connection
         return self._parse_result(data)
 
+    @dual
     async def step(self, action: ActT | dict[str, Any], **kwargs: Any) -> StepResult[ObsT]:
         """Take one step with ``action`` (a model, or a dict of its fields)."""
         payload = {**self._step_payload(action), **kwargs}
         data = await self._call({"type": "step", "data": payload}, "observation")
         return self._parse_result(data)
 
+    @dual
     async def state(self) -> StateT:
         """The episode's current state."""
         return self._parse_state(await self._call({"type": "state"}, "state"))
 
+    mcp_request = dual(ToolsMixin.mcp_request)
+    list_tools = dual(ToolsMixin.list_tools)
+    call_tool = dual(ToolsMixin.call_tool)
+
     async def _call(self, message: dict[str, Any], expect: str) -> Any:
         async with self._lock:
+            if self._ws is not None and self._ws.closed and message["type"] != "reset":
+                await self._drop()  # the server closed it between calls
+                raise SessionLost(f"the server closed this session; {_LOST}")
             await self.connect()
             request_id = f"r{next(self._ids)}" if self._correlate else None
             if request_id is not None:
@@ -279,10 +328,18 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 raise _closed_error(exc) from exc
         if reply.get("type") == "error":
             err = reply.get("data") or {}
-            raise server_error(err.get("code"), str(err.get("message", "unknown error")))
+            text = str(err.get("message", "unknown error"))
+            if err.get("closed") is True:  # the server's notice that it ends the session
+                async with self._lock:
+                    await self._drop()
+                raise SessionLost(f"{text}; {_LOST}")
+            raise server_error(err.get("code"), text)
         if reply.get("type") != expect:
             raise ProtocolMismatch(f"expected a {expect!r} message, got {reply.get('type')!r}")
         return reply.get("data") or {}
+
+
+_LOST = "its episode is lost: reset() starts a new one on a new session"
 
 
 def _find_models(cls: type) -> tuple[type | None, type | None, type | None]:

@@ -20,7 +20,7 @@ from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from openenv.client.sync import _LoopThread
+from openenv.client.modes import _LoopThread
 from openenv.core.errors import OpenEnvError, PoolClosed
 from openenv.core.types import StepResult
 

@@ -131,10 +131,24 @@ class ConnectionLost(ClientError, ConnectionError):
     code = "CLOSED"
 
 
+class SessionLost(ConnectionLost, ResetNeeded):
+    """The server ended the session (a restart, a time limit, an operator), so its episode is
+    gone: ``reset()`` starts a new one on a new session; any other call raises this."""
+
+    code = "CLOSED"
+
+
 class ProtocolMismatch(ClientError):
     """The server answered with a message of another type than the call expects."""
 
     code = "PROTOCOL"
+
+
+class MixedModes(ClientError, RuntimeError):
+    """A client used from plain code was awaited, or the other way round: one client instance
+    keeps to the mode of its first call (:mod:`openenv.client.modes`)."""
+
+    code = "MODE"
 
 
 class ToolCallError(ClientError):
