@@ -96,14 +96,27 @@ async def test_a_full_server_refuses_clearly_and_accepts_again_after_a_close(
             assert (await ask(fourth, {"type": "reset", "data": {}}))["type"] == "observation"
 
 
-async def test_idle_sessions_are_closed_with_a_reason(short_idle: str) -> None:
-    async with connect(ws_url(short_idle)) as ws:
-        await ask(ws, {"type": "reset", "data": {}})
+async def test_an_unused_connection_is_closed_with_a_reason(short_idle: str) -> None:
+    async with connect(ws_url(short_idle)) as ws:  # connected, and never sends a thing
         notice = json.loads(await asyncio.wait_for(ws.recv(), 20))
         assert notice["data"]["code"] == "SESSION_ERROR"
-        assert "idle for more than 0.5s" in notice["data"]["message"]
+        assert "unused for more than 0.5s" in notice["data"]["message"]
         await asyncio.wait_for(ws.wait_closed(), 20)
         assert ws.close_code == 1001
+
+
+async def test_a_connected_session_is_never_reaped_as_idle(short_idle: str) -> None:
+    """A trainer's client waits through a gradient step: its session outlives the timeout."""
+    async with connect(ws_url(short_idle)) as trainer:
+        await ask(trainer, {"type": "reset", "data": {}})
+        await ask(trainer, {"type": "step", "data": {"label": "before"}})
+        async with connect(ws_url(short_idle)) as later:  # idle since after the trainer's step
+            notice = json.loads(await asyncio.wait_for(later.recv(), 20))
+            assert "unused for more than 0.5s" in notice["data"]["message"]
+        # The pass that reaped `later` found the trainer idle longer still, and kept it.
+        reply = await ask(trainer, {"type": "step", "data": {"label": "after"}})
+        assert reply["type"] == "observation", reply
+        assert reply["data"]["observation"]["label"] == "after"
 
 
 async def test_a_busy_session_is_not_reaped_as_idle(short_idle: str) -> None:

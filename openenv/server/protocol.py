@@ -81,8 +81,13 @@ def reply(kind: str, data: Any, request_id: Any = None) -> str:
     return dump_json(message)
 
 
-def error_reply(error: OpenEnvError, request_id: Any = None) -> str:
-    return reply("error", error.to_wire(), request_id)
+def error_reply(error: OpenEnvError, request_id: Any = None, *, closed: bool = False) -> str:
+    """An error frame; ``closed`` marks the notice that the server ends the session (the
+    connection closes next): a client's call that reads it knows its episode is gone."""
+    data: dict[str, Any] = error.to_wire()
+    if closed:
+        data["closed"] = True
+    return reply("error", data, request_id)
 
 
 def _json_kind(obj: Any) -> str:

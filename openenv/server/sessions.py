@@ -57,6 +57,7 @@ class Session:
     calls: CallStats = field(default_factory=CallStats)  # its scheduler's record
     owner: str | None = None  # the client it counts against (None: nobody's quota)
     used: bool = False  # a call ran on it (an unused session is reaped sooner)
+    connections: int = 0  # live WebSockets on it: while one is open it is never idle-reaped
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
@@ -88,7 +89,8 @@ class SessionManager:
     """Creates, runs and closes sessions.
 
     ``max_sessions`` bounds live sessions (a refused open raises ``CapacityReached``).
-    ``idle_timeout_s`` closes sessions nobody used for that long (``None`` or 0 disables it).
+    ``idle_timeout_s`` closes sessions nobody used for that long (``None`` or 0 disables it),
+    except those a live WebSocket holds (see :meth:`reap`).
     Sync environment methods run where ``scheduler`` says (:mod:`openenv.server.scheduling`):
     by default in the shared worker pool until a session's calls prove shorter than
     ``inline_budget_s`` (the cost of the thread hop), then on the event loop;
@@ -295,9 +297,17 @@ class SessionManager:
 
     async def reap(self) -> int:
         """Close sessions idle longer than the timeout, and sessions nobody ever used longer
-        than the (shorter) unused timeout; return how many were closed."""
+        than the (shorter) unused timeout; return how many were closed.
+
+        Reaping is for abandoned sessions (a closed tab, a dead peer, a forgotten HTTP
+        session). A used session with a WebSocket open is not idle however long it waits: a
+        trainer's gradient step or evaluation can outlast any timeout, and a dead peer is found
+        by the connection's keepalive pings instead, which close it (and so the session).
+        """
         now, stale = time.monotonic(), []
         for s in self._sessions.values():
+            if s.used and s.connections:
+                continue
             # A session nobody used goes sooner, when it counts against an outside client.
             limit = self.idle_timeout_s if s.used or s.owner is None else self._unused_limit()
             if s.busy == 0 and limit is not None and s.last_active < now - limit:

@@ -84,7 +84,8 @@ class _Socket:
         client closed it, say why in an error frame (the answer a waiting call gets), then
         close."""
         if reason != CLOSED_BY_CLIENT:
-            await self.text(protocol.error_reply(SessionNotFound(f"session closed: {reason}")))
+            notice = SessionNotFound(f"session closed: {reason}")
+            await self.text(protocol.error_reply(notice, closed=True))
         going_away = reason != CLOSED_BY_CLIENT and "closed over" not in reason
         await self.close(CLOSE_IDLE if going_away else 1000, reason)
 
@@ -126,6 +127,7 @@ class WsEndpoint:
             await self._refuse(socket, receive, exc)
             return
         session.on_close.append(socket)
+        session.connections += 1  # its liveness is the connection's keepalive, not idleness
         try:
             while True:
                 try:
@@ -146,6 +148,8 @@ class WsEndpoint:
         finally:
             # The slot is free before the close frame goes out: a client that saw the
             # connection close can open a new session at once.
+            session.connections -= 1
+            session.touch()  # an attached session's idle time starts now
             if owned:
                 await self.manager.close(session.id, CLOSED_BY_CLIENT)
             else:
