@@ -46,3 +46,17 @@ def test_a_server_that_fails_to_start_is_stopped_before_the_error_reaches_you(tm
     with pytest.raises(ProviderError, match="configuration missing: FOO"):
         handle.sync()
     assert provider.base_url is None and not provider.is_alive()
+
+
+def test_in_plain_code_the_handle_is_the_client_as_the_0_10_docs_use_it():
+    provider = grid_provider()
+    env = GridWorldEnv.from_docker_image("never-used:tag", provider=provider)
+    assert provider.base_url is None  # nothing started before first use
+    assert env.reset(seed=3).observation.message.startswith("Welcome")  # starts, connects
+    assert env.step_move("RIGHT").observation.y == 1
+    env.close()
+    assert provider.base_url is None and not provider.is_alive()
+    other = grid_provider()
+    with GridWorldEnv.from_docker_image("never-used:tag", provider=other) as env:
+        assert env.reset().observation.x == 0
+    assert not other.is_alive()

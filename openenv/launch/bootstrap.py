@@ -2,7 +2,8 @@
 
 ``launch_client(GridWorldEnv, provider)`` returns an (unconnected) client whose ``close()``
 stops the provider. :class:`Bootstrap` is the lazy handle ``from_docker_image`` returns: ``await``
-it for a connected async client, or call ``.sync()`` for a connected blocking one.
+it for a connected async client, call ``.sync()`` for a connected blocking one, or use it as the
+client in plain code.
 """
 
 from __future__ import annotations
@@ -40,10 +41,14 @@ def launch_client(
 
 
 class Bootstrap(Generic[C]):
-    """Lazy handle on a client to start: ``await handle`` or ``handle.sync()``."""
+    """Lazy handle on a client to start: ``await handle``, ``handle.sync()``, or, in plain
+    code, use the handle as the client (``env = X.from_docker_image(image); env.reset()`` and
+    ``with X.from_docker_image(image) as env:``, as ``openenv`` 0.10's docs write it): the
+    server starts on first use, once."""
 
     def __init__(self, make: Callable[[], C]) -> None:
         self._make = make
+        self._blocking: Any = None
 
     def __await__(self) -> Generator[Any, None, C]:
         return self._resolve().__await__()
@@ -59,10 +64,23 @@ class Bootstrap(Generic[C]):
 
     def sync(self) -> Any:
         """Start and connect now; return the blocking client (closing it stops the server)."""
-        blocking = self._make().sync()  # type: ignore[attr-defined]
-        try:
-            blocking.connect()
-        except BaseException:
-            blocking.close()
-            raise
-        return blocking
+        if self._blocking is None:
+            blocking = self._make().sync()  # type: ignore[attr-defined]
+            try:
+                blocking.connect()
+            except BaseException:
+                blocking.close()
+                raise
+            self._blocking = blocking
+        return self._blocking
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.sync(), name)
+
+    def __enter__(self) -> Any:
+        return self.sync()
+
+    def __exit__(self, *exc: object) -> None:
+        self.sync().close()
