@@ -1,0 +1,1 @@
+"""Adapters to other ecosystems: Gymnasium, TRL, Inspect AI (each an optional extra)."""
