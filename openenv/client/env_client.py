@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import os
 import typing
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Self, cast
 
 import websockets
@@ -33,6 +34,7 @@ from openenv.client.connections import (
 )
 from openenv.client.mcp import ToolsMixin
 from openenv.client.modes import Modes, dual
+from openenv.client.recorder import Recorder
 from openenv.core.errors import (
     WIRE_CODES,
     CallTimeout,
@@ -103,6 +105,7 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         self._blocking = False  # sync mode, not proxied: blocking I/O in the caller's thread
         self._modes = Modes(not proxied(ws_url(self.base_url)), self._turn_sync)
         self._provider = provider  # an openenv.runtime Provider this client stops on close
+        self._recorder: Recorder | None = None
 
     def _turn_sync(self, direct: bool) -> None:
         self._blocking = direct
@@ -209,7 +212,20 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
                 self._modes.stop()  # the private loop, if a call needed one
             return result
 
+    def record(self, path: str | Path, *, append: bool = False) -> Recorder:
+        """Write every step from now on to ``path`` in the playground's episode format
+        (:mod:`openenv.client.recorder`) until the returned recorder (a context manager) or
+        the client closes; a new call replaces the recorder. ``append`` adds to the file,
+        numbering episodes on from its last."""
+        if self._recorder is not None:
+            self._recorder.close()
+        self._recorder = Recorder(path, append=append)
+        return self._recorder
+
     async def _close(self) -> None:
+        if self._recorder is not None:
+            self._recorder.close()
+            self._recorder = None
         ws, self._ws = self._ws, None
         provider, self._provider = self._provider, None
         try:
@@ -284,6 +300,8 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
             data = await self._call(message, "observation")
         except ConnectionLost:  # SessionLost included
             data = await self._call(message, "observation")  # on a new connection
+        if self._recorder is not None:
+            self._recorder.reset(kwargs)
         return self._parse_result(data)
 
     @dual
@@ -291,6 +309,8 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         """Take one step with ``action`` (a model, or a dict of its fields)."""
         payload = {**self._step_payload(action), **kwargs}
         data = await self._call({"type": "step", "data": payload}, "observation")
+        if self._recorder is not None:
+            self._recorder.step(payload, data)
         return self._parse_result(data)
 
     @dual
