@@ -152,3 +152,29 @@ def test_pinned_run_and_the_next_one_are_drawn_together(page, coin_server):
     totals = page.inner_text(f"{PANEL} .oe-rv-totals")
     assert "pinned run (seed 11): return" in totals and "this run (seed 11): return" in totals
     clean(page)
+
+
+def test_a_trainer_s_recording_opens_episode_by_episode(page, coin_server, tmp_path):
+    from openenv.client import GenericEnvClient
+
+    path = tmp_path / "run.jsonl"
+    with GenericEnvClient(base_url=coin_server) as env, env.record(path):
+        for seed, guesses in ((3, ["heads", "tails"]), (4, ["tails", "tails", "heads"])):
+            env.reset(seed=seed)
+            for guess in guesses:
+                env.step({"guess": guess})
+    open_rewards(page, coin_server)
+    page.set_input_files(
+        f"{PANEL} input.oe-inspect-file",
+        files=[
+            {"name": "run.jsonl", "mimeType": "application/x-ndjson", "buffer": path.read_bytes()}
+        ],
+    )
+    page.wait_for_selector(f'{PANEL}[data-source="file run.jsonl, episode 1 of 2 (seed 3)"]')
+    assert page.get_attribute(PANEL, "data-steps") == "2"
+    assert set(table(page)) >= {"correct", "step_cost"}  # the rubric's parts, from the file
+    page.click(f"{PANEL} button[data-do='episode-next']")
+    page.wait_for_selector(f'{PANEL}[data-source="file run.jsonl, episode 2 of 2 (seed 4)"]')
+    assert page.get_attribute(PANEL, "data-steps") == "3"
+    assert page.locator(f"{PANEL} button[data-do='episode-next']").is_disabled()
+    clean(page)

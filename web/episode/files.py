@@ -5,11 +5,17 @@ The file has one JSON object per line with ``action`` (object), ``observation`` 
 (number or null) and ``done`` (boolean), and optionally ``label`` (the text of the button pressed);
 only the last step may be done. Anything else is refused with the line number and what to fix, so a
 truncated or hand-edited file never shows a wrong curve.
+
+A file the client's recorder wrote (:mod:`openenv.client.recorder`) holds several episodes: each
+line also has ``episode`` (a number; a new number starts a new episode) and an episode's first
+line may have ``reset`` (the options it was reset with). :func:`parse_episodes_jsonl` reads both
+kinds; a file without ``episode`` keys is one episode.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 from openenv.core.serialization import load_untrusted
@@ -23,26 +29,45 @@ class EpisodeFileError(ValueError):
     """The file is not an exported episode; the message says where and why."""
 
 
+@dataclass
+class RecordedEpisode:
+    """One episode of a file: its number (``episode``), reset options and steps."""
+
+    number: Any
+    reset: dict[str, Any] | None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+
 def parse_episode_jsonl(data: str | bytes) -> list[dict[str, Any]]:
-    """The steps of an exported episode, exactly as the playground recorded them."""
+    """The steps of an exported episode (the first, in a file of several)."""
+    return parse_episodes_jsonl(data)[0].steps
+
+
+def parse_episodes_jsonl(data: str | bytes) -> list[RecordedEpisode]:
+    """The episodes of a file, each step exactly as the playground (or the recorder) wrote it."""
     text = _text(data)
-    steps: list[dict[str, Any]] = []
+    episodes: list[RecordedEpisode] = []
+    total = 0
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        if len(steps) >= MAX_STEPS:
-            raise EpisodeFileError(f"more than {MAX_STEPS} steps: split the episode to inspect it")
-        if steps and steps[-1]["done"]:
+        if total >= MAX_STEPS:
+            raise EpisodeFileError(f"more than {MAX_STEPS} steps: split the file to inspect it")
+        step, episode, reset = _step(line, number)
+        if not episodes or episode != episodes[-1].number:
+            episodes.append(RecordedEpisode(episode, reset))
+        elif episodes[-1].steps[-1]["done"]:
             raise EpisodeFileError(
                 f"line {number}: a step follows the step that ended the episode (done: true); "
-                "a file holds one episode"
+                'a new episode needs a new number in its lines\' "episode"'
             )
-        steps.append(_step(line, number))
-    if not steps:
+        episodes[-1].steps.append(step)
+        total += 1
+    if not episodes:
         raise EpisodeFileError(
             "the file has no steps: export an episode with ⬇ JSONL after taking at least one step"
         )
-    return steps
+    return episodes
 
 
 def _text(data: str | bytes) -> str:
@@ -60,7 +85,8 @@ def _text(data: str | bytes) -> str:
     return data.removeprefix("\ufeff")
 
 
-def _step(line: str, number: int) -> dict[str, Any]:
+def _step(line: str, number: int) -> tuple[dict[str, Any], Any, dict[str, Any] | None]:
+    """A line's step, its episode number (None: a single-episode file) and reset options."""
     try:
         record = load_untrusted(line)
     except ValueError as exc:
@@ -92,7 +118,13 @@ def _step(line: str, number: int) -> dict[str, Any]:
         if not isinstance(label, str):
             raise EpisodeFileError(f"line {number}: label must be text (the button's label)")
         step["label"] = label
-    return step
+    episode = record.get("episode")
+    if episode is not None and (isinstance(episode, bool) or not isinstance(episode, int)):
+        raise EpisodeFileError(f"line {number}: episode must be a whole number")
+    reset = record.get("reset")
+    if reset is not None and not isinstance(reset, dict):
+        raise EpisodeFileError(f"line {number}: reset must be a JSON object of reset options")
+    return step, episode, reset
 
 
 def _finite(number: float) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 import gradio as gr
 
-from openenv.web.episode.files import EpisodeFileError, parse_episode_jsonl
+from openenv.web.episode.files import EpisodeFileError, parse_episodes_jsonl
 from openenv.web.rewards.review import Pinned, Review, review_html, rewards_of
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.tabs import WebTab
@@ -58,12 +58,13 @@ class RewardPanel:
             review.error = "No file content arrived: choose the .jsonl file again."
             return
         try:
-            steps = parse_episode_jsonl(text)
+            episodes = parse_episodes_jsonl(text)
         except EpisodeFileError as exc:
             review.error = f"Could not inspect {name or 'the file'}: {exc}"
             return
-        review.loaded, review.loaded_name = steps, str(name or "episode.jsonl")[:120]
-        review.selected, review.error = None, ""
+        review.episodes, review.loaded_name = episodes, str(name or "episode.jsonl")[:120]
+        review.open_episode(0)
+        review.error = ""
 
     def pin(self, tab: WebTab) -> None:
         review = self.review(tab)
@@ -89,8 +90,10 @@ class RewardPanel:
             self.pin(tab)
         elif name == "unpin":
             review.pinned = None
+        elif name in ("episode-prev", "episode-next") and review.loaded is not None:
+            review.open_episode(review.episode_at + (1 if name == "episode-next" else -1))
         elif name == "live":
-            review.loaded, review.selected = None, None
+            review.loaded, review.selected, review.episodes = None, None, []
         elif name == "latest":
             review.selected = None
         else:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from openenv.web.drawing import Picture
 from openenv.web.drawing.html import observation_html
+from openenv.web.episode.files import RecordedEpisode
 from openenv.web.episode.steps import action_text, set_fields
 from openenv.web.rewards.charts import (
     compare_chart_svg,
@@ -43,6 +44,15 @@ class Review:
     loaded_name: str = ""
     pinned: Pinned | None = None
     error: str = ""
+    episodes: list[RecordedEpisode] = field(default_factory=list)  # of the file loaded
+    episode_at: int = 0
+
+    def open_episode(self, index: int) -> None:
+        """Show the file's episode ``index`` (kept within the file), from its last step."""
+        if not self.episodes:
+            return
+        self.episode_at = max(0, min(index, len(self.episodes) - 1))
+        self.loaded, self.selected = self.episodes[self.episode_at].steps, None
 
     def shown(self, live: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self.loaded if self.loaded is not None else live
@@ -73,7 +83,9 @@ def review_html(
     steps = review.shown(live)
     index = review.index(steps)
     source = (
-        f"file {review.loaded_name or 'episode.jsonl'}" if review.loaded is not None else "live"
+        f"file {review.loaded_name or 'episode.jsonl'}{_which(review)}"
+        if review.loaded is not None
+        else "live"
     )
     body = (
         _toolbar(review, source)
@@ -88,6 +100,28 @@ def review_html(
         f'<div class="oe-review" data-tab="{html.escape(key)}" data-source="{html.escape(source)}"'
         f' data-steps="{len(steps)}" data-selected="{selected}" data-version="{version}">'
         f"{body}</div>"
+    )
+
+
+def _which(review: Review) -> str:
+    """Which episode of a file of several is shown, and its seed."""
+    if len(review.episodes) < 2:
+        return ""
+    episode = review.episodes[review.episode_at]
+    seed = (episode.reset or {}).get("seed")
+    where = f", episode {review.episode_at + 1} of {len(review.episodes)}"
+    return where + (f" (seed {seed})" if seed is not None else "")
+
+
+def _episode_buttons(review: Review) -> str:
+    if review.loaded is None or len(review.episodes) < 2:
+        return ""
+    last = len(review.episodes) - 1
+    prev = " disabled" if review.episode_at == 0 else ""
+    after = " disabled" if review.episode_at == last else ""
+    return (
+        f'<button type="button" data-do="episode-prev"{prev}>◀ Episode</button>'
+        f'<button type="button" data-do="episode-next"{after}>Episode ▶</button>'
     )
 
 
@@ -108,7 +142,7 @@ def _toolbar(review: Review, source: str) -> str:
     )
     return (
         '<div class="oe-rv-bar"><span class="oe-rv-source">Showing: '
-        f"<b>{html.escape(source)}</b></span>{follow}{pin}{back}"
+        f"<b>{html.escape(source)}</b></span>{_episode_buttons(review)}{follow}{pin}{back}"
         '<label class="oe-rv-file">📂 Inspect episode (.jsonl) '
         '<input type="file" accept=".jsonl,.json,.ndjson,application/x-ndjson,text/plain" '
         'class="oe-inspect-file"></label></div>'
