@@ -17,6 +17,9 @@ if [ -n "$missing" ]; then
 fi
 
 echo "== installing the project and its test dependencies"
+# torch first, pinned to the CPU build pip finds on local disk here: the extras (trl, sb3) ask
+# only for "torch>=2.4", which pip alone would resolve to a CUDA build (gigabytes to download).
+python3 -m pip install -q --disable-pip-version-check "torch==2.13.0"
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 
 echo "== ruff"
