@@ -72,23 +72,11 @@ def env_server(base_url: str | None, make_app: Callable[[], Any]) -> Iterator[st
         return
     import uvicorn
 
-    from openenv.cli.serve import WS_PING_INTERVAL_S, WS_PING_TIMEOUT_S
-    from openenv.server.guarded_http import GuardedH11Protocol
-    from openenv.server.lean_ws import ws_protocol
-    from openenv.server.limits import ws_max_size
+    from openenv.cli.serve import uvicorn_options
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(  # the options `openenv serve` runs uvicorn with
-        make_app(),
-        log_level="warning",
-        ws=ws_protocol(),
-        http=GuardedH11Protocol,
-        ws_max_size=ws_max_size(),
-        ws_per_message_deflate=False,
-        ws_ping_interval=WS_PING_INTERVAL_S,
-        ws_ping_timeout=WS_PING_TIMEOUT_S,
-    )
+    config = uvicorn.Config(make_app(), **uvicorn_options(log_level="warning"))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

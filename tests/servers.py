@@ -31,10 +31,8 @@ import httpx
 import pytest
 import uvicorn
 
+from openenv.cli.serve import uvicorn_options
 from openenv.server import create_app
-from openenv.server.guarded_http import GuardedH11Protocol
-from openenv.server.lean_ws import ws_protocol
-from openenv.server.limits import ws_max_size
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 120.0
@@ -87,14 +85,12 @@ def served(app: Any, *, ping_s: float = 20.0, ping_timeout_s: float = 20.0) -> I
     sock.listen(2048)
     config = uvicorn.Config(
         app,
-        log_level="warning",
-        ws=ws_protocol(),
-        http=GuardedH11Protocol,
-        ws_max_size=ws_max_size(),
-        ws_per_message_deflate=False,
-        ws_ping_interval=ping_s,
-        ws_ping_timeout=ping_timeout_s,
-        timeout_graceful_shutdown=3,
+        **uvicorn_options(
+            log_level="warning",
+            ws_ping_interval=ping_s,
+            ws_ping_timeout=ping_timeout_s,
+            timeout_graceful_shutdown=3,
+        ),
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(

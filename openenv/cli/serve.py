@@ -24,6 +24,34 @@ def bind_address(
     return host, port
 
 
+def uvicorn_options(**overrides: Any) -> dict[str, Any]:
+    """The options ``openenv serve`` runs uvicorn with (``uvicorn.run`` / ``uvicorn.Config``
+    keywords), with ``overrides``: one place for the server, the tests and the examples.
+
+    WebSocket pings keep idle episodes alive behind the Hub's proxy (and find dead peers: a
+    connected session is never reaped as idle). Per-message deflate is off: a client that asks
+    for it (the ``websockets`` default) would otherwise cost about 64 KiB of zlib state per idle
+    session instead of about 24, and frames on the wire are compressed already
+    (:mod:`openenv.core.frames`). The WebSocket protocol is :mod:`openenv.server.lean_ws`'s,
+    which needs less memory per idle session; the HTTP protocol is
+    :mod:`openenv.server.guarded_http`'s, which closes a connection whose request headers never
+    finish; messages are bounded by :mod:`openenv.server.limits`.
+    """
+    from openenv.server.guarded_http import GuardedH11Protocol
+    from openenv.server.lean_ws import ws_protocol
+    from openenv.server.limits import ws_max_size
+
+    options: dict[str, Any] = {
+        "ws_ping_interval": WS_PING_INTERVAL_S,
+        "ws_ping_timeout": WS_PING_TIMEOUT_S,
+        "ws_per_message_deflate": False,
+        "ws_max_size": ws_max_size(),
+        "ws": ws_protocol(),
+        "http": GuardedH11Protocol,
+    }
+    return {**options, **overrides}
+
+
 def run(
     app: Any,
     *,
@@ -32,38 +60,21 @@ def run(
     default_port: int = 8000,
     log_level: str = "info",
 ) -> None:
-    """Serve ``app`` with uvicorn until interrupted.
-
-    WebSocket pings keep idle episodes alive behind the Hub's proxy; forwarded headers are
-    trusted so URLs built by the playground use the public scheme and host. Per-message
-    deflate is off: a client that asks for it (the ``websockets`` default) would otherwise
-    cost about 64 KiB of zlib state per idle session instead of about 24, and frames on the
-    wire are compressed already (:mod:`openenv.core.frames`). The WebSocket protocol is
-    :mod:`openenv.server.lean_ws`'s, which needs less memory per idle session; the HTTP
-    protocol is :mod:`openenv.server.guarded_http`'s, which closes a connection whose request
-    headers never finish.
-    """
+    """Serve ``app`` with uvicorn until interrupted, with :func:`uvicorn_options`; forwarded
+    headers are trusted so URLs built by the playground use the public scheme and host."""
     import uvicorn
-
-    from openenv.server.guarded_http import GuardedH11Protocol
-    from openenv.server.lean_ws import ws_protocol
-    from openenv.server.limits import ws_max_size
 
     host, port = bind_address(host, port, default_port)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     print(f"Serving on http://{shown}:{port}  (Ctrl+C to stop)", flush=True)
     uvicorn.run(
         app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        ws_ping_interval=WS_PING_INTERVAL_S,
-        ws_ping_timeout=WS_PING_TIMEOUT_S,
-        ws_per_message_deflate=False,
-        ws_max_size=ws_max_size(),
-        ws=ws_protocol(),
-        http=GuardedH11Protocol,
-        proxy_headers=True,
-        forwarded_allow_ips="*",
-        timeout_graceful_shutdown=5,
+        **uvicorn_options(
+            host=host,
+            port=port,
+            log_level=log_level,
+            proxy_headers=True,
+            forwarded_allow_ips="*",
+            timeout_graceful_shutdown=5,
+        ),
     )
