@@ -109,6 +109,17 @@ async def test_awaited_from_docker_image_passes_env_vars_and_cleans_up(engine, i
     assert containers_with_id(engine, container_id) == []
 
 
+def test_from_docker_image_takes_the_variables_as_environment_too(engine, image):
+    """``environment=`` is what openenv 0.10's docs call env_vars (test_seed_snippets.py)."""
+    env = GridWorldEnv.from_docker_image(
+        image, environment={"MAX_CONCURRENT_ENVS": "2", **API_ONLY}
+    )
+    with env.sync() as client:
+        variables = engine.containers.get(client.client._provider.container_id).attrs["Config"]
+        assert "MAX_CONCURRENT_ENVS=2" in variables["Env"]
+        assert client.reset(seed=0).observation.x == 0
+
+
 def test_auto_env_and_env_pool_run_the_image_too(engine, image):
     from openenv import AutoEnv, EnvPool
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openenv.cli import ui
+from openenv.cli.report import LEVELS
 from openenv.cli.ui import CliError
 
 if TYPE_CHECKING:
@@ -37,8 +38,9 @@ Serve an environment (API at /, playground at /web/) or, for a directory of them
 (landing page at /, each environment under /envs/<name>/).""",
     "validate": """\
 In-process: package layout, openenv.yaml, the typed client, check_env on the environment and
-the server app. With --url: health, metadata, schema, reset/state/step over /ws, error handling
-and seeded determinism, against a running server. Exit code 1 when a check fails.""",
+the server app (--level static: layout and openenv.yaml only, no package code runs). With
+--url: health, metadata, schema, reset/state/step over /ws, error handling and seeded
+determinism, against a running server. Exit code 1 when a check fails.""",
     "build": """\
 Write the Space bundle (Dockerfile, README with the Hub front matter, app.py, requirements.txt,
 the vendored framework and environment) and build its image when a Docker engine answers.""",
@@ -82,12 +84,24 @@ def _parser() -> argparse.ArgumentParser:
     p = _command(sub, "validate", "check an environment in-process, or a server by URL")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.add_argument("--url", help="check a running server over HTTP and /ws instead")
+    p.add_argument(
+        "--level",
+        choices=LEVELS,
+        default="semantic",
+        help="static: manifest and layout only, no package code runs; runtime, semantic "
+        "(default): every check",
+    )
+    p.add_argument(
+        "--skip-build",
+        action="store_true",
+        help="accepted for openenv 0.10's command lines: validate never builds an image",
+    )
     p.set_defaults(run=_validate)
 
     p = _command(sub, "build", "write the Space bundle and build its Docker image")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.add_argument("--out", help="bundle directory (default: ./build/<name>-space)")
-    p.add_argument("--tag", help="image tag (default: <name>-env:latest)")
+    p.add_argument("-t", "--tag", help="image tag (default: <name>-env:latest)")
     p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
     p.add_argument("--no-image", action="store_true", help="only write the bundle")
     p.set_defaults(run=_build)
@@ -179,7 +193,7 @@ def _validate(args: argparse.Namespace) -> int:
             raise CliError(
                 f"{target.where} holds several environments: validate one of them by PATH"
             )
-        report = validate_package(target.entry)
+        report = validate_package(target.entry, args.level)
     report.print()
     return report.exit_code
 

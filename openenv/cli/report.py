@@ -9,6 +9,9 @@ from openenv.cli import ui
 
 Status = Literal["pass", "fail", "warn"]
 
+# How far `openenv validate --level` goes (openenv 0.10's names); each includes those before it.
+LEVELS = ("static", "runtime", "semantic")
+
 
 @dataclass
 class Report:

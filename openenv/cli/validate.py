@@ -2,13 +2,16 @@
 
 Everything runs in this process: the package is imported (its parent directory is put on
 ``sys.path`` if needed) and its environment class goes through :func:`openenv.testing.check_env`.
+
+``--level`` (``openenv`` 0.10's levels) stops early: ``static`` reads files only (manifest and
+layout; no package code runs), ``runtime`` and ``semantic`` (the default) run every check.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from openenv.cli.report import Report
+from openenv.cli.report import LEVELS, Report
 from openenv.core.errors import EnvNotFound, EnvUnavailable
 from openenv.core.registry import MANIFEST, EnvPackage, make_importable, read_package
 
@@ -24,11 +27,13 @@ RECOMMENDED = ("README.md", "tests")
 MANIFEST_KEYS = ("name", "version", "description")
 
 
-def validate_package(entry: EnvPackage) -> Report:
-    """Run every in-process check on one environment package."""
+def validate_package(entry: EnvPackage, level: str = "semantic") -> Report:
+    """Run the in-process checks of ``level`` (see :data:`LEVELS`) on one environment package."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
     report = Report(f"{entry.name} ({entry.path})")
     _check_manifest(entry, report)
-    if not _check_layout(entry, report):
+    if not _check_layout(entry, report) or level == "static":
         return report
     make_importable(entry)
     _check_client(entry, report)
@@ -128,6 +133,6 @@ def _check_server(entry: EnvPackage, report: Report) -> None:
         report.passed("server", f"{entry.app_ref}: /health, /metadata, /schema and /web/ answer")
 
 
-def validate_path(path: Path) -> Report:
+def validate_path(path: Path, level: str = "semantic") -> Report:
     """Validate the environment package at ``path``."""
-    return validate_package(read_package(path))
+    return validate_package(read_package(path), level)

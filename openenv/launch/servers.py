@@ -43,6 +43,7 @@ def from_docker_image(
     provider: Provider | None = None,
     *,
     env_vars: Mapping[str, str] | None = None,
+    environment: Mapping[str, str] | None = None,
     port: int | None = None,
     container_port: int | None = None,
     timeout_s: float = DEFAULT_START_TIMEOUT_S,
@@ -50,7 +51,12 @@ def from_docker_image(
 ) -> Bootstrap[C]:
     """What ``<Name>Env.from_docker_image(image)`` does: a lazy handle on a client that owns a
     ``DockerProvider(image, env_vars=..., port=..., container_port=...)``. A ``provider`` given
-    here (any :class:`Provider`, already configured) is used instead, and ``image`` ignored."""
+    here (any :class:`Provider`, already configured) is used instead, and ``image`` ignored.
+    ``environment`` is another name of ``env_vars`` (the one ``openenv`` 0.10's docs use)."""
+    if environment is not None:
+        if env_vars is not None:
+            raise TypeError("give the container's variables as env_vars or environment, not both")
+        env_vars = environment
 
     def make() -> C:
         chosen = provider

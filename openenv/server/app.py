@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import inspect
 import logging
 import os
@@ -44,8 +46,11 @@ def _env_number(name: str, default: float | None) -> float | None:
     return float(value) if value not in (None, "") else default
 
 
+EnvSource = Callable[[], Environment] | type[Environment] | Environment
+
+
 def create_app(
-    env_factory: Callable[[], Environment] | type[Environment],
+    env: EnvSource,
     action_cls: type[Action] | None = None,
     observation_cls: type[Observation] | None = None,
     *,
@@ -64,18 +69,24 @@ def create_app(
 ) -> FastAPI:
     """Serve an environment: HTTP routes, ``/ws`` sessions and the ``/web`` playground.
 
-    ``env_factory`` builds one environment per session (a class works). The wire classes
-    default to the environment's generic arguments. Settings fall back to environment
-    variables: ``MAX_CONCURRENT_ENVS``, ``MAX_SESSIONS_PER_CLIENT`` (sessions one outside client
-    may hold; 0: no limit; see :mod:`openenv.server.clients`), ``SESSION_TIMEOUT_S`` (idle
-    seconds before a session is closed; ``0`` disables reaping), ``OPENENV_CALL_TIMEOUT_S`` (how
-    long one sync env call may run before its session is ended; default the env's
-    ``CALL_TIMEOUT_S`` or 60), ``OPENENV_API_TOKEN`` and ``ENABLE_WEB_INTERFACE``.
+    Every session (a WebSocket, a playground tab) gets an environment of its own, made from
+    ``env``: a class or a factory (``lambda: MyEnvironment(size=9)``) is called; an instance
+    (``create_app(MyEnvironment(), ...)``, as ``openenv`` 0.10's docs write it) is the template
+    each session gets a ``copy.deepcopy`` of, so visitors never share an episode. An instance
+    that cannot be copied (it holds a process, a socket, a lock) is refused here: pass its class
+    or a factory. The wire classes default to the environment's generic arguments.
+
+    Settings fall back to environment variables: ``MAX_CONCURRENT_ENVS``,
+    ``MAX_SESSIONS_PER_CLIENT`` (sessions one outside client may hold; 0: no limit; see
+    :mod:`openenv.server.clients`), ``SESSION_TIMEOUT_S`` (idle seconds before a session is
+    closed; ``0`` disables reaping), ``OPENENV_CALL_TIMEOUT_S`` (how long one sync env call may
+    run before its session is ended; default the env's ``CALL_TIMEOUT_S`` or 60),
+    ``OPENENV_API_TOKEN`` and ``ENABLE_WEB_INTERFACE``.
     ``gradio_builder(session_api, ...)`` adds an environment-specific tab to the playground.
     Tool environments also get ``/mcp``; ``mode="production"`` (or ``OPENENV_MODE``) serves
     tools and health only: no /reset, /step, /state, no reset/step/state on /ws, no playground.
     """
-    env_cls = env_factory if inspect.isclass(env_factory) else _factory_class(env_factory)
+    env_factory, env_cls = _session_factory(env)
     declared = env_cls.wire_types() if env_cls is not None else (None, None, None)
     action_cls = action_cls or declared[0]
     observation_cls = observation_cls or declared[1]
@@ -164,6 +175,35 @@ def _call_timeout(env_cls: type[Environment] | None, explicit: float | None) -> 
         return explicit or None
     declared = env_cls.CALL_TIMEOUT_S if env_cls is not None else None
     return _env_number("OPENENV_CALL_TIMEOUT_S", declared or DEFAULT_CALL_TIMEOUT_S) or None
+
+
+def _session_factory(env: EnvSource) -> tuple[Callable[[], Environment], type[Environment] | None]:
+    """What makes one session's environment from ``env``, and the environment class if known."""
+    if isinstance(env, Environment):
+        return _copies_of(env), type(env)
+    if inspect.isclass(env):
+        return env, env
+    if not callable(env):
+        raise TypeError(
+            "create_app needs an Environment class, a factory returning one, or an instance; "
+            f"got {type(env).__name__}"
+        )
+    return env, _factory_class(env)
+
+
+def _copies_of(template: Environment) -> Callable[[], Environment]:
+    """A factory of deep copies of ``template``; one copy is made now, so a template that
+    cannot be copied is refused when the app is built rather than at every reset."""
+    name = type(template).__name__
+    try:
+        copy.deepcopy(template)
+    except Exception as exc:  # whatever a member's __deepcopy__/__reduce__ raises: re-raised
+        raise TypeError(
+            f"create_app got an instance of {name} and gives each session a copy of it, but "
+            f"it cannot be copied ({type(exc).__name__}: {exc}). Pass the class, "
+            f"create_app({name}, ...), or a factory, create_app(lambda: {name}(...), ...)"
+        ) from exc
+    return functools.partial(copy.deepcopy, template)
 
 
 def _factory_class(factory: Callable[[], Any]) -> type[Environment] | None:
