@@ -115,6 +115,15 @@ def grid_server() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture
+def hub():
+    """A fake Hugging Face Hub for one test (tests/fake_hub.py; ``HF_ENDPOINT`` reaches it)."""
+    from fake_hub import fake_hub
+
+    with fake_hub() as server:
+        yield server
+
+
 @pytest.fixture(scope="session")
 def echo_server() -> Iterator[str]:
     """The echo tool environment (API only), shared by the MCP test modules."""

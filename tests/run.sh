@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"  # browser tests
 command -v openssl >/dev/null 2>&1 || missing="$missing openssl"  # a test certificate for wss://
+command -v curl >/dev/null 2>&1 || missing="$missing curl"  # the docs' shell snippets (test_seed_snippets.py)
 if [ -n "$missing" ]; then
   echo "== installing Debian's$missing"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -1,0 +1,1 @@
+docker run -p 8000:8000 -e ATARI_OBS_TYPE=grayscale atari-env:latest

@@ -1,0 +1,1 @@
+docker run -p 8000:8000 -e ATARI_FULL_ACTION_SPACE=true atari-env:latest

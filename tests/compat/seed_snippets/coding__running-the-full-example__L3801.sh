@@ -1,0 +1,1 @@
+python3 envs/coding_env/client/example_usage.py

@@ -1,0 +1,2 @@
+class DMControlAction(Action):
+    values: List[float]  # Continuous action values

@@ -1,0 +1,2 @@
+# From project root
+docker build -t echo-env:latest -f envs/echo_env/server/Dockerfile .

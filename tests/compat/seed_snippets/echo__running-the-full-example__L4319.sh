@@ -1,0 +1,1 @@
+python3 examples/local_echo_env.py

@@ -1,0 +1,1 @@
+pip install git+https://huggingface.co/spaces/openenv/echo_env
