@@ -84,6 +84,14 @@ async def test_many_async_clients_step_concurrently_on_one_loop(grid: str) -> No
     await asyncio.gather(*(env.close() for env in envs))
 
 
+async def test_a_first_call_is_a_coroutine_tasks_take(grid: str) -> None:
+    env = GridWorldEnv(base_url=grid)
+    task = asyncio.create_task(env.reset(episode_id="task"))
+    assert "Task" in repr(task) and env._modes.mode is None  # asyncio's look ran nothing
+    assert (await task).observation.x == 0 and env._modes.mode == "async"
+    await env.close()
+
+
 async def test_under_a_running_loop_a_result_used_as_such_runs_blocking(grid: str) -> None:
     """A Jupyter cell runs inside an event loop: `env.reset().observation` must still work."""
     env = GridWorldEnv(base_url=grid)

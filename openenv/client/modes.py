@@ -143,11 +143,21 @@ _MIXED = {
 }
 
 
-class Pending:
-    """A call made under a running loop by a client of no mode yet: an awaitable that is also
-    its result. ``await`` it, or use it as the result (which runs the call, blocking)."""
+class Pending(Coroutine[Any, Any, Any]):
+    """A call made under a running loop by a client of no mode yet: a coroutine that is also
+    its result. ``await`` it (or hand it to ``asyncio.create_task``), or use it as the result
+    (which runs the call, blocking)."""
 
-    __slots__ = ("__weakref__", "_args", "_direct", "_method", "_modes", "_result", "_state")
+    __slots__ = (
+        "__weakref__",
+        "_args",
+        "_direct",
+        "_inner",
+        "_method",
+        "_modes",
+        "_result",
+        "_state",
+    )
 
     def __init__(
         self,
@@ -159,13 +169,31 @@ class Pending:
         self._modes, self._method, self._direct, self._args = modes, method, direct, args
         self._state = "pending"  # then "awaited" or "resolved"
         self._result: Any = None
+        self._inner: Coroutine[Any, Any, Any] | None = None
+
+    def _coroutine(self) -> Coroutine[Any, Any, Any]:
+        """What awaiting runs: the call itself (the client turns async), or its result."""
+        if self._inner is None:
+            if self._state == "resolved":
+                self._inner = _done(self._result)
+            else:
+                self._state = "awaited"
+                self._modes.claim("async")
+                self._inner = self._method(*self._args)
+        return self._inner
 
     def __await__(self) -> Any:
-        if self._state == "resolved":
-            return _done(self._result).__await__()
-        self._state = "awaited"
-        self._modes.claim("async")
-        return self._method(*self._args).__await__()
+        return self._coroutine().__await__()
+
+    def send(self, value: Any) -> Any:
+        return self._coroutine().send(value)
+
+    def throw(self, *args: Any) -> Any:
+        return self._coroutine().throw(*args)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
 
     def _resolve(self) -> Any:
         if self._state == "awaited":
@@ -176,6 +204,8 @@ class Pending:
         return self._result
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith(("_", "cr_", "gi_")):  # asyncio probing a coroutine: not a use
+            raise AttributeError(name)
         return getattr(self._resolve(), name)
 
     def __repr__(self) -> str:
