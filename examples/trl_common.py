@@ -20,8 +20,6 @@ import argparse
 import contextlib
 import json
 import random
-import socket
-import threading
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -70,27 +68,10 @@ def env_server(base_url: str | None, make_app: Callable[[], Any]) -> Iterator[st
     if base_url:
         yield base_url.rstrip("/")
         return
-    import uvicorn
+    from openenv.cli.serve import serve_in_thread
 
-    from openenv.cli.serve import uvicorn_options
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(make_app(), **uvicorn_options(log_level="warning"))
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the in-process env server did not start (see its log)")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serve_in_thread(make_app(), start_timeout_s=START_TIMEOUT_S) as url:
+        yield url
 
 
 class Sessions:

@@ -21,7 +21,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,9 +28,8 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from openenv.cli.serve import uvicorn_options
+from openenv.cli.serve import serve_in_thread
 from openenv.server import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,37 +77,13 @@ def served(app: Any, *, ping_s: float = 20.0, ping_timeout_s: float = 20.0) -> I
     The app's lifespan runs (startup before the first request, shutdown at the end), as under
     ``openenv serve``; ``ping_s`` / ``ping_timeout_s`` are the server's WebSocket keepalive.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(2048)
-    config = uvicorn.Config(
+    with serve_in_thread(
         app,
-        **uvicorn_options(
-            log_level="warning",
-            ws_ping_interval=ping_s,
-            ws_ping_timeout=ping_timeout_s,
-            timeout_graceful_shutdown=3,
-        ),
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="test-server"
-    )
-    thread.start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the in-process server stopped before it started (see its log)")
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the in-process server did not start within {START_TIMEOUT_S}s")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+        start_timeout_s=START_TIMEOUT_S,
+        ws_ping_interval=ping_s,
+        ws_ping_timeout=ping_timeout_s,
+    ) as url:
+        yield url
 
 
 def module_app(ref: str) -> Any:

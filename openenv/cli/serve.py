@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 DEFAULT_HOST = "0.0.0.0"
@@ -78,3 +83,38 @@ def run(
             timeout_graceful_shutdown=5,
         ),
     )
+
+
+@contextlib.contextmanager
+def serve_in_thread(app: Any, *, start_timeout_s: float = 120.0, **overrides: Any) -> Iterator[str]:
+    """Serve ``app`` from a thread of this process on a free loopback port, with
+    :func:`uvicorn_options` (and ``overrides``); yield its URL until the block ends.
+
+    The app's lifespan runs (startup before the first request, shutdown at the end), as under
+    ``openenv serve``: for tests, notebooks and examples that want a server without a process.
+    """
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    options = {"log_level": "warning", "timeout_graceful_shutdown": 3, **overrides}
+    server = uvicorn.Server(uvicorn.Config(app, **uvicorn_options(**options)))
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="openenv-server"
+    )
+    thread.start()
+    deadline = time.monotonic() + start_timeout_s
+    try:
+        while not server.started:
+            if not thread.is_alive():
+                raise RuntimeError("the in-process server stopped before it started (see its log)")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the in-process server did not start within {start_timeout_s}s")
+            time.sleep(0.01)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
