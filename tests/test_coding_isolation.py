@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from coding_env.server import isolation as isolation_module
 from coding_env.server.sandbox import SandboxLimits
+from namespaces import without_namespaces
 
 SERVER_DIR = Path(isolation_module.__file__).parent
 MODULES = ("isolation.py", "launcher.py", "runner.py", "sandbox.py")
@@ -354,27 +355,7 @@ def test_code_cannot_write_another_session_s_directory_nor_the_host_s_files(
 
 # Run the environment where the kernel refuses new mount namespaces: a user namespace of its own
 # (uids mapped to themselves) whose user.max_mnt_namespaces is 0. Needs root.
-IN_A_NAMESPACE_WITHOUT_MNTNS = """
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-ready_r, ready_w = os.pipe()
-go_r, go_w = os.pipe()
-pid = os.fork()
-if pid == 0:
-    if libc.unshare(0x10000000) != 0:
-        os._exit(99)
-    os.write(ready_w, b".")
-    os.read(go_r, 1)
-    with open("/proc/sys/user/max_mnt_namespaces", "w") as f:
-        f.write("0")
-    os.execv(sys.executable, [sys.executable, "-c", sys.argv[1]])
-os.read(ready_r, 1)
-for name in ("uid_map", "gid_map"):
-    with open(f"/proc/{pid}/{name}", "w") as f:
-        f.write("0 0 4294967295")
-os.write(go_w, b".")
-sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-"""
+IN_A_NAMESPACE_WITHOUT_MNTNS = without_namespaces("mnt")
 
 STEP_WITH_AND_WITHOUT_OPT_OUT = """
 import logging

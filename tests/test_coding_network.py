@@ -16,6 +16,7 @@ from coding_env import CodeAction, CodeObservation
 from coding_env.server.environment import CodingEnvironment
 from coding_env.server.isolation import isolation
 from coding_env.server.sandbox import SandboxLimits
+from namespaces import without_namespaces
 
 LIMITS = SandboxLimits(timeout_s=20, cpu_s=10, memory_mb=256, file_size_mb=4, processes=16)
 CONNECT = (
@@ -121,27 +122,7 @@ def test_isolation_reports_the_network_in_force() -> None:
 
 # Run the environment where the kernel refuses new network namespaces: a user namespace of
 # its own (uids mapped to themselves) whose user.max_net_namespaces is 0. Needs root.
-IN_A_NAMESPACE_WITHOUT_NETNS = """
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-ready_r, ready_w = os.pipe()
-go_r, go_w = os.pipe()
-pid = os.fork()
-if pid == 0:
-    if libc.unshare(0x10000000) != 0:
-        os._exit(99)
-    os.write(ready_w, b".")
-    os.read(go_r, 1)
-    with open("/proc/sys/user/max_net_namespaces", "w") as f:
-        f.write("0")
-    os.execv(sys.executable, [sys.executable, "-c", sys.argv[1]])
-os.read(ready_r, 1)
-for name in ("uid_map", "gid_map"):
-    with open(f"/proc/{pid}/{name}", "w") as f:
-        f.write("0 0 4294967295")
-os.write(go_w, b".")
-sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-"""
+IN_A_NAMESPACE_WITHOUT_NETNS = without_namespaces("net")
 
 STEP_WITH_AND_WITHOUT_NETWORK = """
 from coding_env import CodeAction
