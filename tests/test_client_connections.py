@@ -7,6 +7,8 @@ call; a full server and a refused action give their wire codes. Both: ``wss://``
 untrusted certificate is refused; a configured proxy hands the connection to ``websockets``'
 own client; fast answers are polled for (the async one keeps its loop turning meanwhile).
 (The async client's other behaviour is in test_client_env_client/test_server_ws.)
+
+(Over 400 lines: each connection's tests share the servers and the fault injectors above them.)
 """
 
 from __future__ import annotations

@@ -32,6 +32,9 @@ command (``Shell``); a command we cannot run here is skipped with its reason (``
 Snippets that rely on the client answering plain sync code (``env.reset()`` without ``await``
 or ``.sync()``, ``with Client(...)``): dm-control__using-the-client__L4077.py and
 dm-control__switching-environments__L4096.py.
+
+(Over 400 lines: the substitution table, the two runners and the list of snippets not run are
+one account of the docs; every snippet must be in exactly one of them, checked together.)
 """
 
 from __future__ import annotations
