@@ -3,32 +3,28 @@ known values of a string offered (its schema's examples)."""
 
 from __future__ import annotations
 
-import inspect
 from typing import Annotated
 
 from pydantic import Field
 
+from openenv.core import Environment
 from openenv.web import forms
 
 
-def reset(
-    self,
-    seed=None,
-    episode_id=None,
-    depth: Annotated[int, Field(ge=1, le=6)] = 2,
-    limit: int | None = None,
-    game: Annotated[str, Field(examples=["pong", "breakout"])] | None = None,
-):
-    """A reset signature with a bounded option, an optional number and a string with examples."""
+class Options(Environment):
+    def reset(
+        self,
+        seed=None,
+        episode_id=None,
+        depth: Annotated[int, Field(ge=1, le=6)] = 2,
+        limit: int | None = None,
+        game: Annotated[str, Field(examples=["pong", "breakout"])] | None = None,
+    ):
+        """A bounded option, an optional number and a string with examples."""
 
 
 def specs() -> dict[str, forms.FieldSpec]:
-    params = {
-        n: p
-        for n, p in inspect.signature(reset).parameters.items()
-        if n not in ("self", "seed", "episode_id")
-    }
-    return {spec.name: spec for spec in forms.fields_from_parameters(params, reset)}
+    return {spec.name: spec for spec in forms.reset_fields(Options)}
 
 
 def test_bounds_of_an_annotated_reset_option_reach_the_form() -> None:

@@ -15,6 +15,7 @@ from pydantic import Field, create_model
 from openenv.core import Action, Board, Cell, Frame, Svg, Text
 from openenv.core.registry import package_of
 from openenv.server import create_app
+from openenv.core import Environment
 from openenv.web import forms
 from openenv.web.drawing import to_html, to_image, to_png
 from openenv.web.drawing.html import fold
@@ -89,14 +90,10 @@ def test_form_values_are_validated_one_message_per_field():
 
 
 def test_reset_options_become_fields():
-    def reset(self, seed=None, episode_id=None, size: int = 5, hard: bool = False): ...
+    class Sized(Environment):
+        def reset(self, seed=None, episode_id=None, size: int = 5, hard: bool = False): ...
 
-    params = {
-        n: p
-        for n, p in __import__("inspect").signature(reset).parameters.items()
-        if n in ("size", "hard")
-    }
-    size, hard = forms.fields_from_parameters(params, reset)
+    size, hard = forms.reset_fields(Sized)
     assert (size.kind, size.default, size.required) == ("int", 5, False)
     assert (hard.kind, hard.default) == ("bool", False)
 

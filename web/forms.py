@@ -12,15 +12,11 @@ visitor typed back into a dict, or into a list of readable errors, one per bad f
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import math
-import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from pydantic import TypeAdapter
 
 Kind = Literal["enum", "bool", "int", "number", "string", "json"]
 
@@ -110,7 +106,8 @@ def field_from_schema(
     name: str, prop: dict[str, Any], defs: dict[str, Any], required: bool
 ) -> FieldSpec:
     resolved = _resolve(prop, defs)
-    common = {
+    common: dict[str, Any] = {
+        "extra": {"spread": True} if prop.get(SPREAD) else {},
         "name": name,
         "required": required,
         "default": prop.get("default", resolved.get("default")),
@@ -180,40 +177,24 @@ def _first(schema: dict[str, Any], *keys: str) -> float | None:
     return None
 
 
-def fields_from_parameters(params: dict[str, inspect.Parameter], owner: Any) -> list[FieldSpec]:
-    """Form fields for an environment's own reset options (named ``reset`` parameters)."""
-    hints = _type_hints(owner)
-    specs = []
-    for name, param in params.items():
-        annotation = hints.get(name, param.annotation)
-        if annotation is inspect.Parameter.empty:
-            annotation = Any
-        try:
-            schema = TypeAdapter(annotation).json_schema()
-        except Exception:  # an annotation pydantic cannot describe: edit it as JSON
-            schema = {}
-        default = None if param.default is inspect.Parameter.empty else param.default
-        if default is not None:
-            schema = {**schema, "default": _jsonable(default)}
-        required = param.default is inspect.Parameter.empty
-        specs.append(field_from_schema(name, schema, schema.get("$defs", {}), required))
-    return specs
+def reset_fields(env_cls: Any) -> list[FieldSpec]:
+    """Form fields for an environment's reset options: its ``reset_schema()`` (the options its
+    ``reset`` declares; a remote server's, for the playground in front of one)."""
+    return fields_from_schema(env_cls.reset_schema()) if env_cls is not None else []
 
 
-def _type_hints(owner: Any) -> dict[str, Any]:
-    try:
-        # include_extras keeps Annotated[int, Field(ge=1)] bounds for the form.
-        return typing.get_type_hints(inspect.unwrap(owner), include_extras=True)
-    except Exception:  # unresolvable string annotations: fall back to the raw ones
-        return {}
+SPREAD = "x-openenv-spread"  # a JSON object field whose keys are options themselves
 
 
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-        return value
-    except TypeError:
-        return getattr(value, "value", str(value))
+def spread(specs: Sequence[FieldSpec], data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the values of spread fields (a free-form box of more reset options)
+    merged in as options of their own; options named by their own fields win."""
+    merged = dict(data)
+    for spec in specs:
+        if spec.extra.get("spread") and isinstance(merged.get(spec.name), dict):
+            extra = merged.pop(spec.name)
+            merged = {**extra, **merged}
+    return merged
 
 
 def initial_value(spec: FieldSpec) -> Any:

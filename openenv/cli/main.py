@@ -23,6 +23,7 @@ Build OpenEnv environments, play them in the browser, and share them as Hugging 
   openenv serve my_game_env       serve it with its playground at /web
   openenv validate my_game_env    layout, manifest and check_env, in-process
   openenv push my_game_env --repo-id you/my-game
+  openenv playground owner/space  our playground in front of any OpenEnv server or Space
 
 PATH is an environment package (a directory with openenv.yaml), or a directory of them (the
 catalog). Without PATH: the current directory, else the catalog of this installation.
@@ -48,6 +49,11 @@ the vendored framework and environment) and build its image when a Docker engine
 Render the Space bundle and publish it with huggingface_hub: create the Space (docker SDK),
 upload it, set variables and secrets, print its URL. The token comes from $HF_TOKEN or
 `hf auth login`; it is never printed, and neither are secret values.""",
+    "playground": """\
+Serve the playground for a remote OpenEnv server (any: built with this framework or with the
+openenv package), at http://localhost:PORT/web/. Each browser tab gets its own session on the
+remote's /ws. TARGET is its base URL or a Space OWNER/NAME. A token for the remote is read from
+$OPENENV_REMOTE_TOKEN (a Space's from $HF_TOKEN or `hf auth login`), never from the page.""",
     "list": """\
 List the environments and whether they import here; for a missing optional dependency, the
 command that installs it.""",
@@ -116,6 +122,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
     p.set_defaults(run=_push)
 
+    p = _command(sub, "playground", "the playground for a remote server or Space")
+    p.add_argument("target", metavar="TARGET", help="http(s)://host[:port] or OWNER/NAME")
+    p.add_argument("--port", type=int, help="default: $PORT, else 8000")
+    p.add_argument("--host", help="default: $HOST, else 0.0.0.0")
+    p.add_argument("--name", help="what the page calls the remote (default: its /metadata name)")
+    p.set_defaults(run=_playground)
+
     p = _command(sub, "list", "list the environments and whether they can run here")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.set_defaults(run=_list)
@@ -172,6 +185,20 @@ def _serve(args: argparse.Namespace) -> int:
 
     ui.info(f"Catalog of {target.where}: landing page at /, each env under /envs/<name>/")
     run(create_catalog_app(target.entries), host=args.host, port=args.port, default_port=7860)
+    return 0
+
+
+def _playground(args: argparse.Namespace) -> int:
+    from openenv.cli.serve import run
+    from openenv.web.remote.app import RemotePlayground
+    from openenv.web.remote.probe import Remote
+
+    try:
+        remote = Remote.of(args.target, name=args.name)
+    except ValueError as exc:
+        raise CliError(f"{exc} (or an http(s):// URL)") from None
+    ui.info(f"Playground for {remote.url}: open /web/ (each tab gets its own remote session)")
+    run(RemotePlayground(remote), host=args.host, port=args.port, default_port=8000)
     return 0
 
 

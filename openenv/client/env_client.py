@@ -52,6 +52,7 @@ from openenv.core.serialization import (
     step_result_from_wire,
 )
 from openenv.core.types import Action, ActT, Observation, ObsT, State, StateT, StepResult
+from openenv.core.view_wire import Drawing, drawing_from_wire
 
 if TYPE_CHECKING:
     from openenv.client.sync import SyncEnvClient  # sync.py imports this module
@@ -317,6 +318,15 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
     async def state(self) -> StateT:
         """The episode's current state."""
         return self._parse_state(await self._call({"type": "state"}, "state"))
+
+    @dual
+    async def drawing(self) -> Drawing:
+        """What the environment draws now, as its playground shows it: ``(view, legal actions,
+        sliders)``, a :class:`~openenv.core.views.Frame` (which a notebook shows), ``Board``,
+        ``Text`` or ``Svg`` and the labelled buttons. Servers built with this framework answer
+        it (:mod:`openenv.core.view_wire`); others refuse it (``UNKNOWN_TYPE``). ``ValueError``
+        when what came back is malformed."""
+        return drawing_from_wire(await self._call({"type": "view"}, "view"))
 
     mcp_request = dual(ToolsMixin.mcp_request)
     list_tools = dual(ToolsMixin.list_tools)

@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import functools
 import inspect
+import json
 import os
 import random
 import typing
@@ -74,10 +75,10 @@ class Environment(Generic[ActT, ObsT, StateT]):
     ``close()``
         Releases resources. Calling it twice is harmless (the base class makes it so).
 
-    ``reset_async`` / ``step_async``
+    ``reset_async`` / ``step_async`` / ``state_async`` / ``close_async``
         Async variants. The defaults call the sync methods. Override them for environments that
-        do I/O; servers call the async variant when it is overridden and otherwise run the sync
-        method in a worker thread.
+        do I/O (a remote server behind the playground, a browser); servers call the async
+        variant when it is overridden and otherwise run the sync method in a worker thread.
 
     Playground hooks (optional):
 
@@ -149,6 +150,12 @@ class Environment(Generic[ActT, ObsT, StateT]):
     async def step_async(self, action: ActT) -> ObsT:
         return self.step(action)
 
+    async def state_async(self) -> StateT:
+        return self.state
+
+    async def close_async(self) -> None:
+        self.close()
+
     # -- playground hooks -----------------------------------------------------------------
 
     def render(self) -> View | None:
@@ -219,6 +226,13 @@ class Environment(Generic[ActT, ObsT, StateT]):
     def accepts_any_reset_option(cls) -> bool:
         return _reset_accepts_var_kwargs(cls)
 
+    @classmethod
+    def reset_schema(cls) -> dict[str, Any]:
+        """The JSON schema of the reset options (an object schema without ``seed`` and
+        ``episode_id``; ``additionalProperties`` says whether undeclared options are taken):
+        the form the playground draws, here or in front of this server over the network."""
+        return _reset_schema(cls)
+
 
 # -- enforcement of the contract ------------------------------------------------------------
 
@@ -252,6 +266,45 @@ def _reset_options(cls: type[Environment]) -> dict[str, inspect.Parameter]:
 def _reset_accepts_var_kwargs(cls: type[Environment]) -> bool:
     params = inspect.signature(_reset_target(cls)).parameters.values()
     return any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+@_cached
+def _reset_schema(cls: type[Environment]) -> dict[str, Any]:
+    try:
+        hints = typing.get_type_hints(_reset_target(cls), include_extras=True)
+    except Exception:  # unresolvable string annotations: the raw ones
+        hints = {}
+    properties: dict[str, Any] = {}
+    defs: dict[str, Any] = {}
+    required = []
+    for name, param in _reset_options(cls).items():
+        annotation = hints.get(name, param.annotation)
+        try:
+            prop = TypeAdapter(Any if annotation is param.empty else annotation).json_schema()
+        except Exception:  # an annotation pydantic cannot describe: any JSON value
+            prop = {}
+        defs.update(prop.pop("$defs", {}))
+        if param.default is param.empty:
+            required.append(name)
+        elif param.default is not None:
+            prop["default"] = _jsonable(param.default)
+        properties[name] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    if defs:
+        schema["$defs"] = defs
+    schema["additionalProperties"] = _reset_accepts_var_kwargs(cls)
+    return schema
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as JSON can carry it: itself, an enum's value, or its text."""
+    try:
+        json.dumps(value)
+        return value
+    except TypeError:
+        return getattr(value, "value", str(value))
 
 
 def _annotated(tp: Any) -> bool:
@@ -470,10 +523,23 @@ def _guard_close(method: Any) -> Any:
     return close
 
 
+def _guard_close_async(method: Any) -> Any:
+    @functools.wraps(method)
+    async def close_async(self: Environment) -> None:
+        if getattr(self, "_openenv_closed", False):
+            return
+        self._openenv_closed = True  # type: ignore[attr-defined]
+        await method(self)
+
+    close_async._openenv_guarded = True  # type: ignore[attr-defined]
+    return close_async
+
+
 _GUARDS = {
     "reset": _guard_reset,
     "reset_async": _guard_reset_async,
     "step": _guard_step,
     "step_async": _guard_step_async,
     "close": _guard_close,
+    "close_async": _guard_close_async,
 }

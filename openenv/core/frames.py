@@ -171,12 +171,18 @@ class PaletteFrames:
         self._known[flat] = True
 
 
-def decode_frame(obj: FrameData | dict, shape: list[int] | tuple[int, ...] | None = None):
+def decode_frame(
+    obj: FrameData | dict,
+    shape: list[int] | tuple[int, ...] | None = None,
+    max_bytes: int | None = None,
+):
     """Turn a wire frame back into a ``uint8`` numpy array.
 
     ``obj`` is a :class:`RowsFrame` or an :class:`EncodedFrame`, its JSON dict, or a flat list
     of integers; a flat list needs ``shape`` (e.g. the Atari observation's ``screen_shape``) to
-    get its dimensions back.
+    get its dimensions back. ``max_bytes`` bounds the decoded array for frames from a peer
+    nobody vouches for: a larger shape is refused (``ValueError``) before anything is
+    inflated, and no compressed stream is inflated past it.
     """
     if isinstance(obj, dict):
         kind = RowsFrame if obj.get("encoding") == "rows" else EncodedFrame
@@ -184,15 +190,19 @@ def decode_frame(obj: FrameData | dict, shape: list[int] | tuple[int, ...] | Non
     if isinstance(obj, list | tuple | np.ndarray):
         flat = np.asarray(obj, dtype=np.uint8)
         return flat.reshape(shape) if shape is not None else flat
+    if not isinstance(obj, RowsFrame | EncodedFrame):
+        raise TypeError(f"decode_frame needs an EncodedFrame, a dict or a list, got {type(obj)}")
+    if any(n < 0 for n in obj.shape) or (
+        max_bytes is not None and math.prod(obj.shape) > max_bytes
+    ):
+        raise ValueError(f"frame shape {obj.shape} is larger than {max_bytes} bytes allowed")
     if isinstance(obj, RowsFrame):
         return _from_rows(obj)
-    if not isinstance(obj, EncodedFrame):
-        raise TypeError(f"decode_frame needs an EncodedFrame, a dict or a list, got {type(obj)}")
     raw = base64.b64decode(obj.data)
     if obj.encoding == "png":
         return _from_png(raw, obj.shape)
     if obj.encoding == "zlib":
-        raw = zlib.decompress(raw)
+        raw = _inflate(raw, math.prod(obj.shape))
     expected = math.prod(obj.shape)
     if len(raw) != expected:
         raise ValueError(
@@ -234,8 +244,8 @@ def _from_rows(frame: RowsFrame) -> np.ndarray:
     size = math.prod(shape)
     if sum(repeats) != height or (repeats and min(repeats) < 1):
         raise ValueError(f"rows frame repeats {repeats} must be >= 1 and add up to {height}")
-    raw = zlib.decompress(base64.b64decode(frame.data)) if repeats else b""
     row_bytes = size // height if height else 0
+    raw = _inflate(base64.b64decode(frame.data), len(repeats) * row_bytes) if repeats else b""
     if len(raw) != len(repeats) * row_bytes:
         raise ValueError(
             f"frame data holds {len(raw)} bytes but {len(repeats)} rows of shape {shape} "
@@ -243,6 +253,12 @@ def _from_rows(frame: RowsFrame) -> np.ndarray:
         )
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(len(repeats), row_bytes)
     return np.repeat(rows, repeats, axis=0).reshape(shape)
+
+
+def _inflate(data: bytes, expected: int) -> bytes:
+    """``zlib.decompress(data)``, stopping one byte past ``expected`` (a stream that inflates
+    to more is wrong anyway, and is never inflated whole)."""
+    return zlib.decompressobj().decompress(data, expected + 1)
 
 
 def png_bytes(pixels: np.ndarray) -> bytes:
@@ -280,4 +296,8 @@ def _from_png(raw: bytes, shape: list[int]) -> np.ndarray:
     from PIL import Image
 
     with Image.open(io.BytesIO(raw)) as image:
+        width, height = image.size  # read from the header: nothing is decoded yet
+        expected = (1, shape[0]) if len(shape) == 1 else tuple(shape[:2])
+        if (height, width) != expected:
+            raise ValueError(f"the PNG is {height}×{width}, the frame's shape says {shape}")
         return np.asarray(image, dtype=np.uint8).reshape(shape)

@@ -66,6 +66,7 @@ def create_app(
     custom_tab_name: str = "Custom",
     title: str | None = None,
     mode: str | None = None,
+    package: EnvPackage | None = None,
 ) -> FastAPI:
     """Serve an environment: HTTP routes, ``/ws`` sessions and the ``/web`` playground.
 
@@ -85,6 +86,8 @@ def create_app(
     ``gradio_builder(session_api, ...)`` adds an environment-specific tab to the playground.
     Tool environments also get ``/mcp``; ``mode="production"`` (or ``OPENENV_MODE``) serves
     tools and health only: no /reset, /step, /state, no reset/step/state on /ws, no playground.
+    ``package`` (its manifest and README) describes the environment on /metadata and in the
+    playground; by default, the package that defines the environment class.
     """
     env_factory, env_cls = _session_factory(env)
     declared = env_cls.wire_types() if env_cls is not None else (None, None, None)
@@ -103,7 +106,7 @@ def create_app(
         per_client=per_client_limit(max_sessions_per_client),
         call_timeout_s=_call_timeout(env_cls, call_timeout_s),
     )
-    package = _package(env_cls, env_name)
+    package = package or _package(env_cls, env_name)
     ctx = ServerContext(
         env_factory=env_factory,
         env_cls=env_cls,

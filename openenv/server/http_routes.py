@@ -21,6 +21,7 @@ from openenv.core.serialization import (
 from openenv.server.auth import check_bearer
 from openenv.server.context import ServerContext
 from openenv.server.limits import read_body
+from openenv.server.protocol import FEATURES
 
 
 def _http_observation(obs: Any) -> dict[str, Any]:
@@ -60,6 +61,17 @@ async def schema(request: Request) -> dict[str, Any]:
         "action": ctx.action_cls.model_json_schema(),
         "observation": ctx.observation_cls.model_json_schema(),
         "state": ctx.state_cls.model_json_schema(),
+    }
+
+
+async def features(request: Request) -> dict[str, Any]:
+    """What this server offers beyond the reference protocol (``openenv playground`` reads
+    it): the ``view`` message on /ws, and the JSON schema of the reset options."""
+    env_cls = context(request).env_cls
+    return {
+        "server": "openenv-playground",
+        "features": list(FEATURES),
+        "reset": env_cls.reset_schema() if env_cls is not None else None,
     }
 
 
@@ -134,6 +146,7 @@ def router() -> APIRouter:
     r.add_api_route("/health", health, methods=["GET"], tags=["health"])
     r.add_api_route("/metadata", metadata, methods=["GET"], tags=["info"])
     r.add_api_route("/schema", schema, methods=["GET"], tags=["info"])
+    r.add_api_route("/features", features, methods=["GET"], tags=["simulation"])
     r.add_api_route(
         "/reset", reset, methods=["POST"], tags=["simulation"], openapi_extra=_json("reset options")
     )

@@ -1,8 +1,10 @@
 """Parsing /ws messages and building replies. Pure functions, no I/O.
 
-Inbound: ``{"type": "reset"|"step"|"state"|"close"|"mcp", "data": {...}, "request_id"?: str}``.
-Outbound: ``{"type": "observation"|"state"|"error"|"mcp", "data": {...}}``, with the inbound
-``request_id`` echoed when one was given.
+Inbound: ``{"type": "reset"|"step"|"state"|"close"|"mcp"|"view", "data": {...},
+"request_id"?: str}``. Outbound: ``{"type": "observation"|"state"|"error"|"mcp"|"view",
+"data": {...}}``, with the inbound ``request_id`` echoed when one was given. ``view`` is ours,
+not the reference's (what the environment draws: :mod:`openenv.core.view_wire`); the
+``x-openenv-features`` header of the handshake says a server answers it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,11 @@ from typing import Any, NamedTuple
 from openenv.core.errors import InvalidAction, InvalidJSON, OpenEnvError, UnknownMessageType
 from openenv.core.serialization import dump_json, is_text, load_untrusted
 
-MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp"})
+# What our servers do beyond the reference protocol, said in the x-openenv-features header of
+# the /ws handshake and by GET /features: echo request_id (the reference refuses unknown keys)
+# and answer {"type": "view"} (a playground in front of the server draws its views).
+FEATURES = ("request-id", "views")
+MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp", "view"})
 
 
 class Message(NamedTuple):

@@ -184,7 +184,10 @@ class SessionManager:
         env, session.env = session.env, None
         if env is not None:
             try:
-                await asyncio.to_thread(env.close)
+                if overrides(type(env), "close_async"):
+                    await env.close_async()
+                else:
+                    await asyncio.to_thread(env.close)
             except Exception:  # a failing close must not keep the slot
                 log.exception("environment close() failed")
 
@@ -246,7 +249,12 @@ class SessionManager:
                 _leave(session)
 
     async def state(self, session: Session) -> State:
-        return await self.call(session, _read_state)
+        async def read(env: Environment) -> State:
+            if overrides(type(env), "state_async"):
+                return await env.state_async()
+            return await self._sync(session, _read_state, env)
+
+        return await self.run(session, read)
 
     async def call(self, session: Session, fn: Callable[[Environment], Any]) -> Any:
         """Run a sync ``fn(env)`` (render, legal_actions, state…) without blocking the loop."""

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from openenv.core.errors import ExecutionError, InvalidAction, OpenEnvError, SessionNotFound
 from openenv.core.mcp import SimulationDisabled
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
+from openenv.core.view_wire import drawing_of, drawing_to_wire
 from openenv.server import protocol
 from openenv.server.auth import check_bearer
 from openenv.server.headers import with_headers
@@ -38,9 +39,11 @@ CLOSE_IDLE = 1001
 CLOSED_BY_CLIENT = "closed by client"
 REFUSAL_GRACE_S = 2.0  # how long a refused client has to send its first message
 
-# Tells our clients this server echoes request_id (the reference server refuses unknown keys).
-FEATURES_HEADER = b"x-openenv-features"
-_ACCEPT = {"type": "websocket.accept", "headers": [(FEATURES_HEADER, b"request-id")]}
+FEATURES_HEADER = b"x-openenv-features"  # protocol.FEATURES: what our clients may count on
+_ACCEPT = {
+    "type": "websocket.accept",
+    "headers": [(FEATURES_HEADER, ",".join(protocol.FEATURES).encode())],
+}
 
 # What sending on a socket the peer (or the server) already closed raises: uvicorn raises
 # ClientDisconnected (an OSError) or RuntimeError after a close; other servers raise similar.
@@ -207,6 +210,9 @@ class WsEndpoint:
             if kind == "state":
                 state = await self.manager.state(session)
                 return protocol.reply("state", state_to_wire(state), rid), True
+            if kind == "view":
+                drawing = await self.manager.call(session, drawing_of)
+                return protocol.reply("view", drawing_to_wire(*drawing), rid), True
             return protocol.reply("mcp", await self._mcp(session, data), rid), True
         except OpenEnvError as exc:
             return protocol.error_reply(exc, rid), True

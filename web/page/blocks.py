@@ -25,12 +25,11 @@ from typing import Any
 import gradio as gr
 from gradio import route_utils
 
-from openenv.core.mcp import is_mcp_environment
 from openenv.server.context import ServerContext
 from openenv.web import forms
 from openenv.web.page.extension import PlaygroundAPI
 from openenv.web.page.snippet import client_names, python_snippet
-from openenv.web.page.tools import tools_tab
+from openenv.web.page.tools import tools_of, tools_tab
 from openenv.web.page.widgets import widget
 from openenv.web.rewards import panel as reward_panel
 from openenv.web.stage import messages
@@ -63,7 +62,7 @@ def build_blocks(
                 page.autoplay_panel()
             with gr.Column(scale=4, min_width=520):
                 page.stage_component()
-        tools = is_mcp_environment(ctx.env_cls)
+        tools = bool(tools_of(ctx.env_cls))
         with gr.Tabs(elem_id="oe-tabs", selected="tools" if tools else "rewards"):
             if tools:  # a tool env's own controls: a form per tool, built from its schema
                 with gr.Tab("Tools", id="tools"):
@@ -94,10 +93,7 @@ class _Page:
         self.controller = controller
         self.ctx = controller.ctx
         self.path = path
-        env_cls = self.ctx.env_cls
-        options = env_cls.reset_options() if env_cls is not None else {}
-        target = getattr(env_cls, "reset", None)
-        self.option_specs = forms.fields_from_parameters(options, target) if options else []
+        self.option_specs = forms.reset_fields(self.ctx.env_cls)
         self.action_specs = forms.fields_from_model(self.ctx.action_cls)
         self.names = client_names(self.ctx.package, self.ctx.action_cls)
 
@@ -233,6 +229,7 @@ class _Page:
             return gr.skip(), _msg(messages.TOKEN_FIRST, "error")
         values = [form[c] for c in self.option_inputs]
         options, errors = forms.parse_values(self.option_specs, values)
+        options = forms.spread(self.option_specs, options)
         seed = form[self.seed]
         if str(seed or "").strip():
             try:
@@ -263,7 +260,7 @@ class _Page:
         state = await self.controller.state(tab)
         code = python_snippet(
             self.names,
-            _server_url(request, self.path),
+            self.ctx.web.get("client_url") or _server_url(request, self.path),
             tab.episode.last_action or _first_legal(tab),
             tab.episode.reset_kwargs,
             needs_token=self.ctx.token is not None,

@@ -82,10 +82,14 @@ def tools_tab(api: PlaygroundAPI) -> None:
 
 
 def _tools(api: PlaygroundAPI) -> list[Tool]:
-    env_cls = api.ctx.env_cls
-    if not is_mcp_environment(env_cls):
-        return []
-    return [spec.tool for spec in env_cls.tool_specs().values()]  # type: ignore[union-attr]
+    return tools_of(api.ctx.env_cls)
+
+
+def tools_of(env_cls: Any) -> list[Tool]:
+    """The tools of a tool environment (its own, or the ones a remote server listed)."""
+    if is_mcp_environment(env_cls):
+        return [spec.tool for spec in env_cls.tool_specs().values()]
+    return list(getattr(env_cls, "remote_tools", None) or [])
 
 
 def _about(tool: Tool) -> str:

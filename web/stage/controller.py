@@ -21,7 +21,8 @@ from openenv.core.errors import (
     SessionNotFound,
 )
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
-from openenv.core.views import ActionChoice, ActionSliders
+from openenv.core.view_wire import Drawing, drawing_of
+from openenv.core.views import ActionChoice
 from openenv.server.context import ServerContext
 from openenv.server.sessions import SessionManager
 from openenv.web import forms
@@ -287,7 +288,7 @@ class Controller:
         try:
             if drawn is None and session is None:
                 raise SessionNotFound("the session closed while drawing")
-            view, legal, sliders = drawn or await self.manager.call(session, _drawing)
+            view, legal, sliders = drawn or await self.manager.call(session, drawing_of)
         except OpenEnvError as exc:
             self._say(tab, messages.draw_failed(exc.message), "error")
             view, legal, sliders = None, [], None
@@ -334,18 +335,10 @@ def _session(tab: WebTab) -> Any:
     return tab.session
 
 
-Drawing = tuple[Any, list[ActionChoice], ActionSliders | None]
-
-
-def _drawing(env: Any) -> Drawing:
-    """What the stage shows: the view, the buttons and the sliders."""
-    return env.render(), env.legal_actions(), env.action_sliders()
-
-
 def _step_render(env: Any, action: Any) -> tuple[Any, Drawing | None]:
     obs = env.step(action)
     try:
-        return obs, _drawing(env)
+        return obs, drawing_of(env)
     except Exception:  # drawing failed: the step happened; _draw retries and reports it
         return obs, None
 
