@@ -1,6 +1,6 @@
 """Benchmark of the /web playground against the reference openenv==0.10.0 web UI.
 
-Run: ``python bench/bench_web.py [--runs 5] [--clicks 20] [--ref-python /tmp/refvenv/bin/python]``
+Run: ``python bench/bench_web.py [--runs 5] [--clicks 20] [--ref-python PYTHON]``
 
 Both servers run on loopback in the same run, driven by the same headless Chromium
 (/usr/bin/chromium) through Playwright. Figures printed:
@@ -12,7 +12,10 @@ Both servers run on loopback in the same run, driven by the same headless Chromi
 - click to updated board (an action button / the reference's "Legal actions" choice → the
   drawing changed in the DOM), median; target: ours ≤ the reference;
 - autoplay of a 210×160 Frame environment: frames drawn per second in the browser (counted
-  with a MutationObserver on the image); target ≥ 20.
+  with a MutationObserver on the image); target ≥ 20;
+- click to updated board through ``openenv playground URL`` (our playground in front of the
+  same grid world server, over the network path: one more process and WebSocket hop) against
+  that server's own playground, same run; target: proxied ≤ 1.3 × local.
 """
 
 from __future__ import annotations
@@ -179,6 +182,23 @@ def reference_server(python: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
+def playground_for(url: str) -> Iterator[str]:
+    """``openenv playground URL`` in a subprocess, as a user starts it."""
+    from tests.conftest import free_port, stop_process_group, wait_healthy
+
+    port = free_port()
+    cmd = [sys.executable, "-m", "openenv.cli", "playground", url, "--port", str(port),
+           "--host", "127.0.0.1"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, proc, timeout=180)
+        yield base
+    finally:
+        stop_process_group(proc)
+
+
+@contextlib.contextmanager
 def serve_with(python: str, app: str, env: dict[str, str], cwd: Path) -> Iterator[str]:
     from tests.conftest import free_port, stop_process_group, wait_healthy
 
@@ -295,8 +315,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="page loads per server")
     parser.add_argument("--clicks", type=int, default=20, help="timed clicks per server")
-    parser.add_argument("--ref-python", default="/tmp/refvenv/bin/python")
+    parser.add_argument("--ref-python", help="default: the cached reference virtualenv")
     args = parser.parse_args()
+    if args.ref_python is None:
+        sys.path.insert(0, str(ROOT / "tests" / "compat"))
+        from refvenv import ensure_ref_venv
+
+        args.ref_python = str(ensure_ref_venv())
 
     from playwright.sync_api import sync_playwright
 
@@ -305,6 +330,7 @@ def main() -> None:
         serve("grid_world_env.server.app:app") as ours,
         serve("bench.bench_web:frame_app", args=["--factory"]) as frames,
         reference_server(args.ref_python) as reference,
+        playground_for(ours) as proxied,
     ):
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         load_times(browser, ours, 1)  # warm both servers (first render, imports)
@@ -314,6 +340,8 @@ def main() -> None:
         ref_load = load_times(browser, reference, args.runs)
         ours_click = click_times(browser, ours, args.clicks, OURS)
         ref_click = click_times(browser, reference, args.clicks, REFERENCE)
+        proxied_click = click_times(browser, proxied, args.clicks, OURS)
+        local_click = click_times(browser, ours, args.clicks, OURS)  # again, next to it
         fps = autoplay_fps(browser, frames)
         browser.close()
 
@@ -325,6 +353,13 @@ def main() -> None:
     )
     report("click → updated board (ms)", ours_click, ref_click, target=1.0)
     print(f"autoplay, 210×160 Frame env: {fps:.1f} frames/s in the browser (target ≥ 20)")
+    mp, ml = statistics.median(proxied_click), statistics.median(local_click)
+    print(
+        f"click → updated board through `openenv playground`: median {mp:.0f} ms "
+        f"(min {min(proxied_click):.0f}, max {max(proxied_click):.0f}); the same server's own "
+        f"playground {ml:.0f} ms; ratio {mp / ml:.2f} (target ≤ 1.3) "
+        f"{'OK' if mp <= 1.3 * ml else 'MISSED'}"
+    )
 
 
 def report(name: str, ours: list[float], reference: list[float], target: float) -> None:

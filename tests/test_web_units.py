@@ -12,10 +12,9 @@ from grid_world_env.server.environment import GridWorldEnvironment
 from PIL import Image
 from pydantic import Field, create_model
 
-from openenv.core import Action, Board, Cell, Frame, Svg, Text
+from openenv.core import Action, Board, Cell, Environment, Frame, Svg, Text
 from openenv.core.registry import package_of
 from openenv.server import create_app
-from openenv.core import Environment
 from openenv.web import forms
 from openenv.web.drawing import to_html, to_image, to_png
 from openenv.web.drawing.html import fold

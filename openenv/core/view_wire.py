@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from openenv.core.frames import decode_frame, encode_frame
+from openenv.core.frames import RowsFrame, decode_frame, encode_frame
 from openenv.core.views import (
     ActionChoice,
     ActionSliders,
@@ -53,7 +53,9 @@ def view_to_wire(view: View | None) -> dict[str, Any] | None:
     if view is None:
         return None
     if isinstance(view, Frame):
-        return {"kind": "frame", "frame": encode_frame(view.pixels, "rows").model_dump()}
+        encoded = encode_frame(view.pixels, "rows")
+        assert isinstance(encoded, RowsFrame)  # "rows" is never a plain list
+        return {"kind": "frame", "frame": encoded.model_dump()}
     if isinstance(view, Board):
         rows = [[_cell_to_wire(cell) for cell in row] for row in view.rows]
         return {"kind": "board", "rows": rows, "legend": view.legend, "caption": view.caption}

@@ -1,7 +1,8 @@
 """A cached virtualenv with the reference ``openenv`` package from PyPI (for compat and bench).
 
 ``ensure_ref_venv()`` creates ``~/.cache/openenv-playground/ref-venv-<version>`` once (with
-``pip install openenv==<version> websockets``) and returns its python. Later calls reuse it.
+``pip install`` of :data:`REQUIREMENTS`) and returns its python. Later calls reuse it (and
+install what the list gained since it was made).
 Set ``OPENENV_REF_VENV`` to use another directory.
 """
 
@@ -17,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REF_VERSION = "0.10.0"
-REQUIREMENTS = [f"openenv=={REF_VERSION}", "websockets"]
+# chess: the reference-style chess env of tests/compat/ref_envs (a FEN field).
+REQUIREMENTS = [f"openenv=={REF_VERSION}", "websockets", "chess"]
 MARKER = ".openenv-ready"
 
 
@@ -34,18 +36,30 @@ def ensure_ref_venv() -> Path:
     with _locked(root.parent / f"{root.name}.lock"):
         if _ready(root):
             return python
-        if root.exists():
-            shutil.rmtree(root)  # a half-built venv from an interrupted run
-        _run([sys.executable, "-m", "venv", str(root)])
         pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        _run([*pip, *REQUIREMENTS])
-        (root / MARKER).write_text(REF_VERSION)
+        if _built(root):  # the reference is there; what the list added since is not
+            _run([*pip, *REQUIREMENTS])
+        else:
+            if root.exists():
+                shutil.rmtree(root)  # a half-built venv from an interrupted run
+            _run([sys.executable, "-m", "venv", str(root)])
+            _run([*pip, *REQUIREMENTS])
+        (root / MARKER).write_text(_recorded())
     return python
+
+
+def _recorded() -> str:
+    return "\n".join([REF_VERSION, *REQUIREMENTS])
+
+
+def _built(root: Path) -> bool:
+    marker = root / MARKER
+    return marker.is_file() and marker.read_text().split("\n", 1)[0].strip() == REF_VERSION
 
 
 def _ready(root: Path) -> bool:
     marker = root / MARKER
-    return marker.is_file() and marker.read_text().strip() == REF_VERSION
+    return marker.is_file() and marker.read_text().strip() == _recorded()
 
 
 def _run(cmd: list[str]) -> None:

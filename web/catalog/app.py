@@ -3,7 +3,9 @@
 Each environment's own server app (API, ``/ws`` and playground) is mounted under
 ``/envs/<name>/``, so ``GridWorldEnv(base_url="http://host:7860/envs/grid_world")`` works and
 ``/envs/<name>/web/`` is its playground. Environments whose optional dependencies are missing
-are listed as unavailable, with the command that installs them.
+are listed as unavailable, with the command that installs them. Remote servers listed in
+``$OPENENV_REMOTES`` get cards too (marked remote, their health asked by the page after it
+loads), each with our playground in front of it under ``/remote/<name>/web/``.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from fastapi import FastAPI, HTTPException
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from openenv.core.errors import EnvNotFound, EnvUnavailable
-from openenv.core.registry import EnvPackage, discover
+from openenv.core.registry import EnvPackage, Manifest, discover
 from openenv.server.docs import serve_docs
 from openenv.server.headers import security_headers
 from openenv.server.ws import DirectWsApp
 from openenv.web.catalog.page import render_page
 from openenv.web.catalog.thumbs import Thumbnail, first_render
+from openenv.web.remote.app import RemotePlayground, remote_slug, remotes_from
+from openenv.web.remote.probe import Remote
 
 log = logging.getLogger("openenv.web.catalog.app")
 
@@ -40,10 +44,16 @@ class CatalogEnv:
     install: str | None = None
     client_import: str | None = None
     thumbnail: Thumbnail | None = field(default=None, repr=False)
+    remote: RemotePlayground | None = field(default=None, repr=False)  # a remote server's card
 
     @property
     def available(self) -> bool:
         return self.app is not None
+
+    @property
+    def path(self) -> str:
+        """Where its API is mounted: ``envs/<name>`` (local), ``remote/<name>`` (remote)."""
+        return f"{'remote' if self.remote is not None else 'envs'}/{self.entry.name}"
 
     def summary(self) -> dict[str, Any]:
         e = self.entry
@@ -56,9 +66,10 @@ class CatalogEnv:
             "available": self.available,
             "reason": self.reason or None,
             "install": self.install,
-            "api": f"envs/{e.name}/" if self.available else None,
-            "playground": f"envs/{e.name}/web/" if self.available else None,
+            "api": f"{self.path}/" if self.available else None,
+            "playground": f"{self.path}/web/" if self.available else None,
             "client": self.client_import,
+            "remote": self.remote.remote.url if self.remote is not None else None,
         }
 
 
@@ -75,6 +86,23 @@ def load_catalog(envs: Path | list[EnvPackage]) -> list[CatalogEnv]:
     return items
 
 
+def remote_cards(remotes: list[Remote]) -> list[CatalogEnv]:
+    """A card per remote server: its playground is built when the remote first answers."""
+    cards = []
+    for remote in remotes:
+        slug = remote_slug(remote)
+        manifest = Manifest(
+            name=slug,
+            title=remote.name or slug,
+            description=f"A remote OpenEnv server at {remote.url}",
+            tags=("remote",),
+            emoji="🛰️",
+        )
+        playground = RemotePlayground(remote)
+        cards.append(CatalogEnv(EnvPackage(None, manifest), app=playground, remote=playground))
+    return cards
+
+
 def _client(entry: EnvPackage) -> str | None:
     """``from <pkg> import <Client>`` for the card's notebook snippet, if the package has one."""
     try:
@@ -85,20 +113,30 @@ def _client(entry: EnvPackage) -> str | None:
 
 
 def create_catalog_app(
-    envs: Path | list[EnvPackage], *, title: str = "OpenEnv Playground"
+    envs: Path | list[EnvPackage],
+    *,
+    title: str = "OpenEnv Playground",
+    remotes: list[Remote] | None = None,
 ) -> FastAPI:
     """A FastAPI app serving the landing page and every available environment's app, for the
-    environment packages of ``envs`` (a directory of them, or a list)."""
-    items = load_catalog(envs)
-    by_name = {item.entry.name: item for item in items}
+    environment packages of ``envs`` (a directory of them, or a list), and a card per remote
+    server of ``remotes`` (default: the ones ``$OPENENV_REMOTES`` lists, see
+    :func:`openenv.web.remote.app.remotes_from`), its playground under ``/remote/<name>/web/``."""
+    local = load_catalog(envs)
+    remote = remote_cards(remotes_from() if remotes is None else remotes)
+    items = local + remote
+    by_name = {item.entry.name: item for item in local}
+    remote_by_name = {item.entry.name: item for item in remote}
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # Starlette does not run the lifespan of mounted apps: run each one here.
         async with contextlib.AsyncExitStack() as stack:
-            for item in items:
+            for item in local:
                 if item.available:
                     await stack.enter_async_context(item.app.router.lifespan_context(item.app))
+            for item in remote:  # asked on their first visit, never before the page is up
+                await stack.enter_async_context(item.remote.running(probe=False))
             yield
 
     app = DirectWsApp(title=title, lifespan=lifespan, docs_url=None, redoc_url=None)
@@ -127,6 +165,12 @@ def create_catalog_app(
             raise HTTPException(404, f"{name!r} has no picture preview ({thumb and thumb.kind})")
         return Response(thumb.data, media_type="image/png", headers=_CACHE)
 
+    async def remote_health(name: str) -> dict[str, Any]:
+        item = remote_by_name.get(name)
+        if item is None or item.remote is None:
+            raise HTTPException(404, f"no remote server named {name!r}")
+        return await item.remote.health()
+
     async def favicon() -> Response:
         # Browsers ask the site root, even from a playground under /envs/<name>/web/.
         return Response(_FAVICON, media_type="image/svg+xml", headers=_CACHE)
@@ -140,11 +184,14 @@ def create_catalog_app(
     app.add_api_route("/health", health, methods=["GET"], tags=["health"])
     app.add_api_route("/api/envs", envs, methods=["GET"], tags=["catalog"])
     app.add_api_route("/thumbs/{name}.png", thumbnail, methods=["GET"], include_in_schema=False)
+    app.add_api_route(
+        "/api/remotes/{name}/health", remote_health, methods=["GET"], tags=["catalog"]
+    )
     app.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
     app.add_api_route("/envs/{name}", to_playground, methods=["GET"], include_in_schema=False)
     for item in items:
         if item.available:
-            app.mount(f"/envs/{item.entry.name}", item.app, name=item.entry.name)
+            app.mount(f"/{item.path}", item.app, name=item.path)
     return app
 
 
@@ -158,7 +205,7 @@ _FAVICON = (
 async def _ensure_thumbnails(items: list[CatalogEnv], lock: asyncio.Lock) -> None:
     """Compute missing thumbnails once (the first page view pays, later views are cached)."""
     async with lock:
-        todo = [i for i in items if i.available and i.thumbnail is None]
+        todo = [i for i in items if i.available and i.remote is None and i.thumbnail is None]
         results = await asyncio.gather(*(first_render(_factory(i.app)) for i in todo))
         for item, thumb in zip(todo, results, strict=True):
             item.thumbnail = thumb

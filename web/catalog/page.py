@@ -54,8 +54,9 @@ def _card(item: CatalogEnv) -> str:
     tags = "".join(f"<li>{escape(t)}</li>" for t in e.tags)
     state = "" if item.available else " unavailable"
     tag_list = escape(" ".join(e.tags))
+    remote = ' data-remote="1"' if item.remote is not None else ""
     return f"""<article class="card{state}" data-name="{name}" data-tags="{tag_list}"
-  data-search="{search}">
+  data-search="{search}"{remote}>
   {_thumb(item)}
   <div class="body">
     <h2><span class="emoji" aria-hidden="true">{escape(e.emoji)}</span>{escape(e.title)}</h2>
@@ -74,7 +75,12 @@ def _thumb(item: CatalogEnv) -> str:
             f'<div class="thumb placeholder"><span class="big">{escape(e.emoji)}</span>'
             '<span class="ribbon">not installed</span></div>'
         )
-    link = f'<a class="thumb" href="envs/{escape(e.name)}/web/" tabindex="-1" aria-hidden="true">'
+    link = f'<a class="thumb" href="{escape(item.path)}/web/" tabindex="-1" aria-hidden="true">'
+    if item.remote is not None:  # its health is asked by the page once it has loaded
+        return (
+            f'{link}<span class="big">{escape(e.emoji)}</span><span class="ribbon remote">'
+            'remote</span><small class="health" role="status">checking…</small></a>'
+        )
     thumb = item.thumbnail
     if thumb is None or thumb.kind == "none":
         note = escape(thumb.note) if thumb else ""
@@ -99,13 +105,19 @@ def _actions(item: CatalogEnv) -> str:
             f'<button type="button" class="btn ghost copy" data-copy="{cmd}">Copy</button></div>'
         )
     snippet = escape(item.client_import or "from openenv.client import GenericEnvClient")
+    base = f' data-base="{escape(item.remote.remote.url)}"' if item.remote is not None else ""
+    api = (
+        f'<a class="btn link" href="{escape(item.remote.remote.url)}/docs" rel="noopener" '
+        'title="The remote\'s HTTP API">API</a>'
+        if item.remote is not None
+        else f'<a class="btn link" href="envs/{escape(e.name)}/docs" title="HTTP API">API</a>'
+    )
     return (
-        f'<a class="btn primary" href="envs/{escape(e.name)}/web/">Open playground'
+        f'<a class="btn primary" href="{escape(item.path)}/web/">Open playground'
         '<span aria-hidden="true"> →</span></a>'
         f'<button type="button" class="btn ghost copy" data-client="{snippet}" '
-        f'data-env="{escape(e.name)}" title="Copy a Python snippet that connects to this '
-        'environment">Copy client</button>'
-        f'<a class="btn link" href="envs/{escape(e.name)}/docs" title="HTTP API">API</a>'
+        f'data-env="{escape(e.name)}"{base} title="Copy a Python snippet that connects to this '
+        f'environment">Copy client</button>{api}'
     )
 
 
@@ -205,6 +217,10 @@ h1 { margin:4px 0 8px; font-size:clamp(28px,4vw,40px); line-height:1.15; }
   Consolas, monospace; color:var(--fg); white-space:pre-wrap; overflow-wrap:anywhere;
   overflow:hidden; max-height:100%; align-self:stretch; box-sizing:border-box; }
 .placeholder { filter:grayscale(1); opacity:.7; }
+.ribbon.remote { background:#4f46e5; }
+.health { position:absolute; bottom:8px; left:10px; font-size:12px; color:var(--muted); }
+.health.up::before { content:"● "; color:#16a34a; }
+.health.down::before { content:"● "; color:#dc2626; }
 .ribbon { position:absolute; top:12px; right:-34px; transform:rotate(35deg); background:#64748b;
   color:#fff; font-size:11px; padding:3px 40px; text-transform:uppercase; letter-spacing:.05em; }
 .body { padding:14px 16px 4px; flex:1; }
@@ -285,7 +301,7 @@ _JS = """
     clearTimeout(say.timer); say.timer = setTimeout(() => { toast.hidden = true; }, 1800);
   }
   function clientSnippet(btn) {
-    const base = new URL('envs/' + btn.dataset.env, document.baseURI).href;
+    const base = btn.dataset.base || new URL('envs/' + btn.dataset.env, document.baseURI).href;
     const imp = btn.dataset.client;
     const cls = imp.split(' ').pop();
     return `${imp}\\n\\nwith ${cls}(base_url="${base}").sync() as env:\\n`
@@ -305,5 +321,19 @@ _JS = """
     say(await copy(text) ? 'Copied to the clipboard' : 'Copy failed: select the text instead');
   }));
   apply();
+  // Remote servers: asked after the page is up, each on its own (a slow one delays nothing).
+  document.querySelectorAll('.card[data-remote]').forEach(async card => {
+    const label = card.querySelector('.health');
+    try {
+      const answer = await fetch('api/remotes/' + encodeURIComponent(card.dataset.name)
+        + '/health');
+      const health = await answer.json();
+      label.className = 'health ' + (health.status === 'up' ? 'up' : 'down');
+      label.textContent = health.status === 'up' ? 'up' : 'down';
+      label.title = health.detail || health.url || '';
+    } catch (err) {
+      label.className = 'health down'; label.textContent = 'unknown';
+    }
+  });
 })();
 """

@@ -1,0 +1,70 @@
+"""A seeded number-guessing game in the shape TRL's TextArena examples read: ``prompt`` and a
+``messages`` history of ``{"role", "content"}``; the action is ``message`` (written against
+``openenv==0.10.0``). 1.0 and done when guessed; done with 0.0 after six guesses.
+"""
+
+import os
+import random
+from uuid import uuid4
+
+from pydantic import Field
+
+from openenv.core.env_server.http_server import create_app
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation, State
+
+PROMPT = "I am thinking of a number from 1 to 20. Guess it: answer with the number only."
+TRIES = 6
+
+
+class GuessAction(Action):
+    message: str = Field(description="Your guess, as text")
+
+
+class GuessObservation(Observation):
+    prompt: str = PROMPT
+    messages: list[dict] = Field(default_factory=list)
+
+
+class GuessEnvironment(Environment):
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self):
+        super().__init__()
+        self._state = State(episode_id=str(uuid4()))
+
+    def reset(self, seed=None, episode_id=None, **kwargs) -> GuessObservation:
+        self._state = State(episode_id=episode_id or str(uuid4()))
+        self._secret = random.Random(seed).randint(1, 20)
+        self._messages = [{"role": "user", "content": PROMPT}]
+        return GuessObservation(messages=list(self._messages), reward=0.0)
+
+    def step(self, action: GuessAction, timeout_s=None, **kwargs) -> GuessObservation:
+        text = action.message.strip()
+        if not text.isdigit():
+            raise ValueError(f"{text!r} is not a whole number from 1 to 20")
+        guess = int(text)
+        self._state.step_count += 1
+        self._messages.append({"role": "assistant", "content": text})
+        if guess == self._secret:
+            reply, reward, done = "Correct!", 1.0, True
+        else:
+            reply = "Higher." if guess < self._secret else "Lower."
+            reward, done = 0.0, self._state.step_count >= TRIES
+        self._messages.append({"role": "user", "content": reply})
+        return GuessObservation(messages=list(self._messages), reward=reward, done=done)
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+
+app = create_app(
+    GuessEnvironment,
+    GuessAction,
+    GuessObservation,
+    env_name="ref_guess",
+    concurrency_config=ConcurrencyConfig(
+        max_concurrent_envs=int(os.environ.get("REF_MAX_CONCURRENT_ENVS", "8"))
+    ),
+)
