@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from openenv.core import Action, ActionChoice, Environment, Frame, Observation, State  # noqa: E402
+from tests.compat.ref_servers import openenv_playground  # noqa: E402
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
 
 # -- a 210×160 frame environment (the size of an Atari screen) --------------------------------
@@ -182,23 +183,6 @@ def reference_server(python: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def playground_for(url: str) -> Iterator[str]:
-    """``openenv playground URL`` in a subprocess, as a user starts it."""
-    from tests.conftest import free_port, stop_process_group, wait_healthy
-
-    port = free_port()
-    cmd = [sys.executable, "-m", "openenv.cli", "playground", url, "--port", str(port),
-           "--host", "127.0.0.1"]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, proc, timeout=180)
-        yield base
-    finally:
-        stop_process_group(proc)
-
-
-@contextlib.contextmanager
 def serve_with(python: str, app: str, env: dict[str, str], cwd: Path) -> Iterator[str]:
     from tests.conftest import free_port, stop_process_group, wait_healthy
 
@@ -330,7 +314,7 @@ def main() -> None:
         serve("grid_world_env.server.app:app") as ours,
         serve("bench.bench_web:frame_app", args=["--factory"]) as frames,
         reference_server(args.ref_python) as reference,
-        playground_for(ours) as proxied,
+        openenv_playground(ours) as proxied,
     ):
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         load_times(browser, ours, 1)  # warm both servers (first render, imports)

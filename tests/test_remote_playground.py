@@ -24,9 +24,7 @@ from tests.servers import api_app, free_port, served
 
 
 def stage(http: httpx.Client, route: str, **body: Any) -> dict[str, Any]:
-    answer = http.post(f"/web/stage/{route}", json=body)
-    assert answer.status_code == 200, answer.text
-    return answer.json()
+    return stage_at(http, "/web", route, **body)
 
 
 @contextlib.contextmanager
@@ -230,3 +228,34 @@ def _serve_on(app: Any, port: int) -> Iterator[str]:
         yield url
     finally:
         stop()
+
+
+def test_the_catalog_lists_remote_servers_marked_remote_and_asks_their_health_apart(snake):
+    from openenv.core.registry import discover
+    from openenv.web.catalog.app import create_catalog_app
+    from tests.servers import ROOT
+
+    grid = [e for e in discover(ROOT / "envs") if e.name == "grid_world"]
+    gone = f"http://127.0.0.1:{free_port()}"
+    remotes = [Remote.of(snake[0], name="snake"), Remote.of(gone, name="gone")]
+    app = create_catalog_app(grid, remotes=remotes)
+    with served(app) as url, httpx.Client(base_url=url, timeout=60) as http:
+        page = http.get("/").text
+        assert page.count('data-remote="1"') == 2 and "checking…" in page
+        assert 'href="remote/snake/web/"' in page and f'data-base="{snake[0]}"' in page
+        assert http.get("/api/remotes/snake/health").json()["status"] == "up"
+        down = http.get("/api/remotes/gone/health").json()
+        assert down["status"] == "down" and down["detail"]
+        assert http.get("/remote/snake/web/").status_code == 200
+        assert http.get("/remote/gone/web/").status_code == 503
+        opened = stage_at(http, "/remote/snake/web", "open")
+        assert opened["ok"] and 'class="oe-board"' in opened["html"]
+        assert http.get("/envs/grid_world/web/").status_code == 200  # local envs as before
+        cards = {c["name"]: c for c in http.get("/api/envs").json()}
+        assert cards["snake"]["remote"] == snake[0] and cards["grid_world"]["remote"] is None
+
+
+def stage_at(http: httpx.Client, path: str, route: str, **body: Any) -> dict[str, Any]:
+    answer = http.post(f"{path}/stage/{route}", json=body)
+    assert answer.status_code == 200, answer.text
+    return answer.json()

@@ -47,3 +47,23 @@ def ref_server(module: str, env: dict[str, str] | None = None) -> Iterator[RefSe
         yield server
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def openenv_playground(url: str, *args: str) -> Iterator[str]:
+    """``openenv playground URL`` in a subprocess, as a user starts it; yield its base URL once
+    its ``/health`` answers (which is the remote's, once the remote was described)."""
+    import sys
+
+    from tests.servers import ROOT
+
+    port = free_port()
+    cmd = [sys.executable, "-m", "openenv.cli", "playground", url, "--host", "127.0.0.1",
+           "--port", str(port), *args]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, proc, timeout=180)
+        yield base
+    finally:
+        stop_process_group(proc)
