@@ -163,7 +163,8 @@ _PAGE = """<!doctype html>
 </main>
 <footer class="site wrap">Each environment's API lives under <code>/envs/&lt;name&gt;/</code>
   (WebSocket <code>/ws</code>, <code>/reset</code>, <code>/step</code>, <code>/state</code>,
-  <code>/schema</code>) and its playground under <code>/envs/&lt;name&gt;/web/</code>.
+  <code>/schema</code>) and its playground under <code>/envs/&lt;name&gt;/web/</code>; a remote
+  server's playground is under <code>/remote/&lt;name&gt;/web/</code>.
   <a href="api/envs">api/envs</a> · <a href="health">health</a></footer>
 <div id="toast" class="toast" role="status" hidden></div>
 <script>{js}</script>
