@@ -259,3 +259,11 @@ def stage_at(http: httpx.Client, path: str, route: str, **body: Any) -> dict[str
     answer = http.post(f"{path}/stage/{route}", json=body)
     assert answer.status_code == 200, answer.text
     return answer.json()
+
+
+def test_the_command_refuses_a_target_that_is_neither_a_url_nor_a_space(capsys):
+    from openenv.cli.main import main
+
+    assert main(["playground", "not a space"]) == 1
+    said = capsys.readouterr()
+    assert "not a Space id" in said.out + said.err and "http(s)://" in said.out + said.err

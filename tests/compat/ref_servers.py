@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.compat.refvenv import ensure_ref_venv
-from tests.servers import free_port, stop_process_group, wait_healthy
+from tests.servers import free_port, server_process, stop_process_group, wait_healthy
 
 REF_ENVS = Path(__file__).resolve().parent / "ref_envs"
 MODULES = ("literal_grid", "frames", "text", "chess_fen", "mcp_tools")
@@ -41,7 +41,7 @@ def ref_server(module: str, env: dict[str, str] | None = None) -> Iterator[RefSe
     full_env = {**os.environ, "ENABLE_WEB_INTERFACE": "false", **(env or {})}
     full_env.pop("PYTHONPATH", None)  # the reference's own openenv, not this checkout's
     proc = subprocess.Popen(cmd, cwd=REF_ENVS, env=full_env, start_new_session=True)
-    server = RefServer(f"http://127.0.0.1:{port}", proc)
+    server = RefServer(f"http://127.0.0.1:{port}", proc)  # stop() takes it down mid-test
     try:
         wait_healthy(server.url, proc, timeout=180)
         yield server
@@ -60,10 +60,5 @@ def openenv_playground(url: str, *args: str) -> Iterator[str]:
     port = free_port()
     cmd = [sys.executable, "-m", "openenv.cli", "playground", url, "--host", "127.0.0.1",
            "--port", str(port), *args]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, proc, timeout=180)
+    with server_process(cmd, port, cwd=ROOT, env=dict(os.environ), timeout=180) as base:
         yield base
-    finally:
-        stop_process_group(proc)
