@@ -24,7 +24,7 @@ def fronted() -> Iterator[dict[str, str]]:
     """Each reference server with `openenv playground` in front of it (one process each)."""
     with contextlib.ExitStack() as stack:
         urls = {}
-        for module in ("literal_grid", "frames", "chess_fen", "mcp_tools"):
+        for module in ("literal_grid", "frames", "text", "chess_fen", "mcp_tools"):
             remote = stack.enter_context(ref_server(module))
             urls[module] = stack.enter_context(openenv_playground(remote.url))
         yield urls
@@ -63,6 +63,25 @@ def test_a_flat_screen_draws_as_a_frame_and_named_buttons_move_it(page, fronted)
     page.click(f"{BUTTONS} >> text=RIGHT")
     page.wait_for_selector(f"{STAGE}[data-steps='1']")
     assert page.get_attribute("#oe-stage img.oe-frame", "src") != before
+    assert page.console_errors == []
+
+
+def test_a_text_game_is_its_prompt_and_messages_and_a_guess_is_typed_on_the_stage(page, fronted):
+    page.goto(fronted["text"] + "/web/")
+    box = "#oe-stage form.oe-typed input[data-field='message']"
+    page.wait_for_selector(f"{box}:not([disabled])")
+    assert "I am thinking of a number" in page.locator("#oe-stage pre.oe-text").inner_text()
+    page.fill(box, "10")
+    page.press(box, "Enter")
+    page.wait_for_selector(f"{STAGE}[data-steps='1']")
+    said = page.locator("#oe-stage pre.oe-text").inner_text()
+    assert "assistant: 10" in said and any(w in said for w in ("Higher.", "Lower.", "Correct!"))
+    page.fill(box, "ten")  # the remote's own refusal, in the page; the episode goes on
+    page.press(box, "Enter")
+    page.wait_for_function(
+        "() => /not a whole number/.test(document.querySelector('#oe-stage').innerText)"
+    )
+    assert steps(page) == 1
     assert page.console_errors == []
 
 
