@@ -24,6 +24,7 @@ Build OpenEnv environments, play them in the browser, and share them as Hugging 
   openenv validate my_game_env    layout, manifest and check_env, in-process
   openenv push my_game_env --repo-id you/my-game
   openenv playground owner/space  our playground in front of any OpenEnv server or Space
+  openenv render run.jsonl -o run.mp4   an episode file as a video
 
 PATH is an environment package (a directory with openenv.yaml), or a directory of them (the
 catalog). Without PATH: the current directory, else the catalog of this installation.
@@ -54,6 +55,11 @@ Serve the playground for a remote OpenEnv server (any: built with this framework
 openenv package), at http://localhost:PORT/web/. Each browser tab gets its own session on the
 remote's /ws. TARGET is its base URL or a Space OWNER/NAME. A token for the remote is read from
 $OPENENV_REMOTE_TOKEN (a Space's from $HF_TOKEN or `hf auth login`), never from the page.""",
+    "render": """\
+Turn an episode file (the playground's JSONL export, or what `client.record()` wrote) into a
+video: MP4 (H.264; needs the `video` extra, PyAV) or GIF, by the suffix of --out. Each step's
+frame is read from its observation (frames in any of our encodings, flat lists with a *_shape
+field, base64 images; boards are drawn). A progress bar runs on stderr.""",
     "list": """\
 List the environments and whether they import here; for a missing optional dependency, the
 command that installs it.""",
@@ -129,6 +135,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="what the page calls the remote (default: its /metadata name)")
     p.set_defaults(run=_playground)
 
+    p = _command(sub, "render", "an episode file as an MP4 or GIF video")
+    p.add_argument("file", metavar="FILE", help="episode JSONL (export or recorder)")
+    p.add_argument("-o", "--out", required=True, help="the video to write: NAME.mp4 or NAME.gif")
+    p.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
+    p.add_argument("--episode", type=int, help="which episode of a file of several (default 1)")
+    p.set_defaults(run=_render)
+
     p = _command(sub, "list", "list the environments and whether they can run here")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.set_defaults(run=_list)
@@ -199,6 +212,47 @@ def _playground(args: argparse.Namespace) -> int:
         raise CliError(f"{exc} (or an http(s):// URL)") from None
     ui.info(f"Playground for {remote.url}: open /web/ (each tab gets its own remote session)")
     run(RemotePlayground(remote), host=args.host, port=args.port, default_port=8000)
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from openenv.web.episode.files import EpisodeFileError, parse_episodes_jsonl
+    from openenv.web.episode.video import VideoUnavailable, episode_video, frames_of
+
+    out = Path(args.out)
+    kind = out.suffix.lower().lstrip(".")
+    if kind not in ("mp4", "gif"):
+        raise CliError(f"--out must end in .mp4 or .gif, got {out.name!r}")
+    if not 0 < args.fps <= 240:
+        raise CliError(f"--fps must be in (0, 240], got {args.fps:g}")
+    try:
+        episodes = parse_episodes_jsonl(Path(args.file).read_bytes())
+    except OSError as exc:
+        raise CliError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    except EpisodeFileError as exc:
+        raise CliError(f"{args.file}: {exc}") from None
+    number = args.episode or 1
+    if not 1 <= number <= len(episodes):
+        raise CliError(
+            f"{args.file} holds {len(episodes)} episode(s); --episode {number} is not one"
+        )
+    frames = list(frames_of(episodes[number - 1].steps))
+    if not frames:
+        raise CliError(f"episode {number} of {args.file} has no frames or boards to show")
+
+    def progress(done: int, total: int) -> None:
+        filled = done * 30 // total
+        sys.stderr.write(f"\r  [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} frames")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    try:
+        data = episode_video(frames, kind, fps=args.fps, progress=progress)
+    except VideoUnavailable as exc:
+        raise CliError(str(exc)) from None
+    out.write_bytes(data or b"")
+    ui.ok(f"Wrote {out} ({len(frames)} frames at {args.fps:g} fps, {len(data or b'') // 1024} KiB)")
     return 0
 
 

@@ -2,8 +2,9 @@
 
 - ``GET {path}/sessions``: how many sessions the server runs (all entry points), how many of
   them are playground tabs, and the capacity, so an operator can see the page's footprint.
-- ``GET {path}/export/{key}/episode.jsonl`` and ``.../episode.gif``: the episode of one tab
-  (the tab's export key, read-only: it cannot act on the tab; the page links to them).
+- ``GET {path}/export/{key}/episode.jsonl``, ``.../episode.gif`` and ``.../episode.mp4``: the
+  episode of one tab (the tab's export key, read-only: it cannot act on the tab; the page
+  links to them; MP4 where PyAV is installed).
 - ``GET {path}/assets/<file>`` for each file of the env package's ``assets/`` folder, so the
   README's images (``assets/screenshot.png``) show in the README tab.
 - ``GET /favicon.ico``: the env's emoji, unless the app serves its own.
@@ -14,16 +15,21 @@ without running its lifespan; ``refuse_uploads`` turns Gradio's upload route off
 
 from __future__ import annotations
 
+import asyncio
 import html
+import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
+import numpy as np
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from PIL import Image
 
 from openenv.web.episode.export import episode_gif, episode_jsonl
+from openenv.web.episode.video import VideoUnavailable, episode_mp4
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.tabs import WebTab
 
@@ -64,9 +70,22 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
             raise HTTPException(404, "this environment draws no frames or boards to animate")
         return Response(data, media_type="image/gif", headers=_attachment(f"{name}-episode.gif"))
 
+    async def mp4(tab: str) -> Response:
+        episode = export_tab(tab).episode
+        frames = [picture.to_png() for picture in episode.frames if picture.animates]
+        pixels = [np.asarray(Image.open(io.BytesIO(f)).convert("RGB")) for f in frames if f]
+        try:  # encoding takes a while for long episodes: never on the event loop
+            data = await asyncio.to_thread(episode_mp4, pixels)
+        except VideoUnavailable as exc:
+            raise HTTPException(501, str(exc)) from None
+        if data is None:
+            raise HTTPException(404, "this environment draws no frames or boards to animate")
+        return Response(data, media_type="video/mp4", headers=_attachment(f"{name}-episode.mp4"))
+
     app.add_api_route(f"{path}/sessions", sessions, methods=["GET"], tags=["playground"])
     app.add_api_route(f"{path}/export/{{tab}}/episode.jsonl", jsonl, include_in_schema=False)
     app.add_api_route(f"{path}/export/{{tab}}/episode.gif", gif, include_in_schema=False)
+    app.add_api_route(f"{path}/export/{{tab}}/episode.mp4", mp4, include_in_schema=False)
     _add_readme_assets(app, controller.ctx.package.path, path)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from openenv.web.episode.steps import action_text
+from openenv.web.episode.video import video_available
 from openenv.web.forms import FieldSpec
 from openenv.web.rewards.sparkline import reward_chart_svg
 from openenv.web.stage.tabs import WebTab
@@ -209,6 +210,8 @@ def _downloads(tab: WebTab) -> str:
     shown = tab.episode.frames[-1] if tab.episode.frames else None
     if shown is not None and shown.animates:
         links.append(f'<a class="oe-dl" href="export/{key}/episode.gif" download>⬇ GIF</a>')
+        if video_available():
+            links.append(f'<a class="oe-dl" href="export/{key}/episode.mp4" download>⬇ MP4</a>')
     return f'<div class="oe-downloads">{"".join(links)}</div>'
 
 
