@@ -37,7 +37,6 @@ from openenv.web.remote.models import RemoteAction, RemoteObservation, RemoteSta
 from openenv.web.remote.probe import TOKEN_ENV_VAR, Description
 from openenv.web.remote.rules import Rules
 
-MAX_FIELDS_TEXT = 2_000_000  # characters of an observation kept for the page
 
 
 class RemoteEnvironment(Environment[RemoteAction, RemoteObservation, RemoteState]):
@@ -138,7 +137,7 @@ class RemoteEnvironment(Environment[RemoteAction, RemoteObservation, RemoteState
             reward=result.reward,
             done=result.done,
             metadata=metadata if isinstance(metadata, dict) else {},
-            **{k: v for k, v in fields.items() if k.isidentifier()},
+            **{k: v for k, v in fields.items() if _keepable(k)},
         )
         if self.description.ours:
             self._drawing = await self._remote_drawing()
@@ -191,6 +190,11 @@ class RemoteEnvironment(Environment[RemoteAction, RemoteObservation, RemoteState
             raise ResetNeeded(
                 f"the connection to {url} failed ({exc}): reset to try again"
             ) from None
+
+
+def _keepable(name: str) -> bool:
+    """Whether an observation field can be kept on the model as it is (not pydantic's own)."""
+    return name.isidentifier() and not name.startswith(("_", "model_"))
 
 
 def remote_environment(description: Description) -> type[RemoteEnvironment]:
