@@ -38,7 +38,6 @@ from openenv.web.remote.probe import TOKEN_ENV_VAR, Description
 from openenv.web.remote.rules import Rules
 
 
-
 class RemoteEnvironment(Environment[RemoteAction, RemoteObservation, RemoteState]):
     """One session on a remote server (subclasses made by :func:`remote_environment`)."""
 
