@@ -1,6 +1,16 @@
 """Chess with the position as a FEN string and the legal moves in UCI (written against
-``openenv==0.10.0``, with python-chess). The visitor plays white; black answers with the first
-legal move in sorted UCI order. An illegal move raises ``ValueError`` with the reason.
+``openenv==0.10.0``, with python-chess).
+
+Why: the playground must draw a ``fen`` as a board and offer ``legal_moves`` as buttons.
+
+- Action ``{"move": str}`` in UCI (``e2e4``, ``e7e8q``). The visitor plays white; black answers
+  at once with the first legal move in sorted UCI order (deterministic; no randomness, ``seed``
+  changes nothing). A malformed or illegal move makes ``step`` raise ``ValueError`` with the
+  reason; the reference answers ``{"type": "error", "data": {"message": "e2e5 is not legal in
+  this position", "code": "EXECUTION_ERROR"}}`` and the position is unchanged.
+- Observation ``fen``, ``legal_moves`` (sorted UCI, white's), ``result`` (``"1-0"``,
+  ``"0-1"``, ``"1/2-1/2"``, or ``None`` while the game goes on).
+- Reward 0.0 per move; at the end +1.0 if white won, -1.0 if black won, 0.0 for a draw.
 """
 
 import os
@@ -27,17 +37,21 @@ class BoardObservation(Observation):
 class ChessEnvironment(Environment):
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self._state = State(episode_id=str(uuid4()))
         self._board = chess.Board()
 
-    def reset(self, seed=None, episode_id=None, **kwargs) -> BoardObservation:
+    def reset(
+        self, seed: int | None = None, episode_id: str | None = None, **kwargs
+    ) -> BoardObservation:
         self._state = State(episode_id=episode_id or str(uuid4()))
         self._board = chess.Board()
         return self._observe(0.0)
 
-    def step(self, action: MoveAction, timeout_s=None, **kwargs) -> BoardObservation:
+    def step(
+        self, action: MoveAction, timeout_s: float | None = None, **kwargs
+    ) -> BoardObservation:
         try:
             move = chess.Move.from_uci(action.move.strip())
         except ValueError:
@@ -51,7 +65,7 @@ class ChessEnvironment(Environment):
         reward = {"1-0": 1.0, "0-1": -1.0}.get(self._board.result(), 0.0)
         return self._observe(reward)
 
-    def _observe(self, reward) -> BoardObservation:
+    def _observe(self, reward: float) -> BoardObservation:
         over = self._board.is_game_over()
         return BoardObservation(
             fen=self._board.fen(),

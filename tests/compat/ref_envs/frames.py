@@ -2,8 +2,19 @@
 list ``screen`` of H*W*3 bytes with ``screen_shape`` = [H, W, 3], plus ``legal_actions`` and
 ``action_meanings``; the action is ``action_id`` (written against ``openenv==0.10.0``).
 
-A ball falls one row per step; the paddle moves NOOP/LEFT/RIGHT. +1 for a catch, -1 for a
-miss, done after three balls.
+Why: the playground must recognise a flat pixel list plus its shape as a frame, and name the
+buttons of ``legal_actions`` with ``action_meanings``.
+
+- Action ``{"action_id": int}``: 0 NOOP, 1 LEFT, 2 RIGHT (the paddle moves 2 px). An id outside
+  ``legal_actions`` makes ``step`` raise ``ValueError``, as the reference Atari env does; the
+  reference answers ``{"type": "error", "data": {"message": "action_id 7 is not one of the
+  legal actions [0, 1, 2]", "code": "EXECUTION_ERROR"}}`` and the session goes on. A non-integer
+  is a ``VALIDATION_ERROR``.
+- Observation ``screen`` (H*W*3 = 24*32*3 values 0..255, row-major RGB), ``screen_shape``
+  ``[24, 32, 3]``, ``legal_actions`` ``[0, 1, 2]``, ``action_meanings``, ``balls_left``.
+- A ball (yellow) falls one row per step from a column drawn by ``random.Random(seed)``; the
+  paddle (blue, 6 px) is on the bottom row. When the ball reaches it (23 steps): +1.0 for a
+  catch, -1.0 for a miss, else 0.0 per step; done after three balls. Reset reward 0.0.
 """
 
 import os
@@ -36,22 +47,26 @@ class CatchObservation(Observation):
 class CatchEnvironment(Environment):
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self._state = State(episode_id=str(uuid4()))
         self._rng = random.Random(0)
 
-    def reset(self, seed=None, episode_id=None, **kwargs) -> CatchObservation:
+    def reset(
+        self, seed: int | None = None, episode_id: str | None = None, **kwargs
+    ) -> CatchObservation:
         self._state = State(episode_id=episode_id or str(uuid4()))
         self._rng = random.Random(seed)
         self._paddle, self._left = W // 2 - PADDLE // 2, BALLS
         self._drop()
         return self._observe(0.0)
 
-    def _drop(self):
+    def _drop(self) -> None:
         self._ball = [0, self._rng.randrange(W)]
 
-    def step(self, action: CatchAction, timeout_s=None, **kwargs) -> CatchObservation:
+    def step(
+        self, action: CatchAction, timeout_s: float | None = None, **kwargs
+    ) -> CatchObservation:
         if action.action_id not in range(len(MEANINGS)):
             raise ValueError(
                 f"action_id {action.action_id} is not one of the legal actions [0, 1, 2]"
@@ -66,10 +81,10 @@ class CatchEnvironment(Environment):
             self._drop()
         return self._observe(reward, done=self._left == 0)
 
-    def _observe(self, reward, done=False) -> CatchObservation:
+    def _observe(self, reward: float, done: bool = False) -> CatchObservation:
         screen = [0] * (H * W * 3)
 
-        def paint(r, c, rgb):
+        def paint(r: int, c: int, rgb: list[int]) -> None:
             screen[(r * W + c) * 3 : (r * W + c) * 3 + 3] = rgb
 
         for c in range(self._paddle, self._paddle + PADDLE):

@@ -1,7 +1,16 @@
 """A 5×5 grid walk whose action is a ``Literal`` (written against ``openenv==0.10.0``).
 
-The agent ``A`` starts at (0, 0), the goal ``G`` is at (4, 4); ``board`` is the grid drawn in
-ASCII. -0.1 per step, +1.0 and done at the goal; a move into a wall stays put.
+Why: the playground must turn a ``Literal`` field (an ``enum`` in the JSON schema) into one
+button per value, and draw a multi-line ASCII ``board`` it knows nothing about.
+
+- Action ``{"move": "up" | "down" | "left" | "right"}``; up/down change the row, left/right the
+  column. Any other value is refused by pydantic before the env sees it: the reference answers
+  ``{"type": "error", "data": {"message": "Invalid message", "code": "VALIDATION_ERROR",
+  "errors": [{"loc": ["move"], "type": "literal_error", ...}]}}`` and the session goes on.
+- Observation ``board`` (5 lines of 5 chars: ``A`` agent, ``G`` goal, ``.`` empty),
+  ``position`` ``[row, col]``, ``message``.
+- Start (0, 0), goal (4, 4). Reset reward 0.0; -0.1 per step (a move into a wall stays put),
+  +1.0 and done at the goal. No randomness: ``seed`` is accepted and changes nothing.
 """
 
 import os
@@ -31,17 +40,19 @@ class WalkObservation(Observation):
 class WalkEnvironment(Environment):
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self._state = State(episode_id=str(uuid4()))
         self._pos = [0, 0]
 
-    def reset(self, seed=None, episode_id=None, **kwargs) -> WalkObservation:
+    def reset(
+        self, seed: int | None = None, episode_id: str | None = None, **kwargs
+    ) -> WalkObservation:
         self._state = State(episode_id=episode_id or str(uuid4()))
         self._pos = [0, 0]
         return self._observe("Walk to G.", 0.0, False)
 
-    def step(self, action: WalkAction, timeout_s=None, **kwargs) -> WalkObservation:
+    def step(self, action: WalkAction, timeout_s: float | None = None, **kwargs) -> WalkObservation:
         dr, dc = MOVES[action.move]
         self._pos = [
             min(max(self._pos[0] + dr, 0), SIZE - 1),
@@ -52,7 +63,7 @@ class WalkEnvironment(Environment):
             return self._observe("You reached the goal!", 1.0, True)
         return self._observe(f"Moved {action.move}.", -0.1, False)
 
-    def _observe(self, message, reward, done) -> WalkObservation:
+    def _observe(self, message: str, reward: float, done: bool) -> WalkObservation:
         rows = [
             "".join(
                 "A" if [r, c] == self._pos else "G" if (r, c) == (4, 4) else "."
