@@ -37,6 +37,8 @@ from openenv.web.remote.models import RemoteAction, RemoteObservation, RemoteSta
 from openenv.web.remote.probe import TOKEN_ENV_VAR, Description
 from openenv.web.remote.rules import Rules
 
+MAX_REMOTE_MESSAGE = 32 * 1024 * 1024  # one answer of the remote, per tab: a frame fits
+
 
 class RemoteEnvironment(Environment[RemoteAction, RemoteObservation, RemoteState]):
     """One session on a remote server (subclasses made by :func:`remote_environment`)."""
@@ -51,6 +53,7 @@ class RemoteEnvironment(Environment[RemoteAction, RemoteObservation, RemoteState
             remote.url,
             api_token=remote.token or "",  # "": never this server's own $OPENENV_API_TOKEN
             message_timeout_s=remote.timeout_s,
+            max_message_size=MAX_REMOTE_MESSAGE,
         )
         self._drawing: Drawing = (None, [], None)
         self._state: dict[str, Any] = {}
