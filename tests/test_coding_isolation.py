@@ -27,9 +27,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from coding_env.server import isolation as isolation_module
-from coding_env.server.sandbox import SandboxLimits
 from namespaces import without_namespaces
+
+from openenv.sandbox import isolation as isolation_module
+from openenv.sandbox.sandbox import SandboxLimits
 
 SERVER_DIR = Path(isolation_module.__file__).parent
 MODULES = ("isolation.py", "launcher.py", "runner.py", "sandbox.py")
@@ -38,8 +39,8 @@ MIB = 2**20
 
 SERVER = r"""
 import errno, json, os, signal, sys
-from coding_env.server.isolation import SandboxUnavailable, isolation
-from coding_env.server.sandbox import Sandbox, SandboxLimits
+from openenv.sandbox.isolation import SandboxUnavailable, isolation
+from openenv.sandbox.sandbox import Sandbox, SandboxLimits
 
 token, host_dir = sys.argv[1], sys.argv[2]
 LIMITS = SandboxLimits(timeout_s=60, cpu_s=30, memory_mb=256, file_size_mb=512, processes=16)
@@ -227,7 +228,7 @@ def run_server(python: str, uid: int | None, home: str) -> dict:
     code = tempfile.mkdtemp(prefix="coding-isolation-")
     host_dir = tempfile.mkdtemp(prefix="coding-isolation-", dir=_outside_tmp())
     try:
-        package = Path(code, "coding_env", "server")
+        package = Path(code, "openenv", "sandbox")
         package.mkdir(parents=True)
         for init in (package / "__init__.py", package.parent / "__init__.py"):
             init.write_text("")
@@ -361,8 +362,8 @@ STEP_WITH_AND_WITHOUT_OPT_OUT = """
 import logging
 from coding_env import CodeAction
 from coding_env.server.environment import CodingEnvironment
-from coding_env.server.isolation import SandboxUnavailable
-from coding_env.server.sandbox import SandboxLimits
+from openenv.sandbox.isolation import SandboxUnavailable
+from openenv.sandbox.sandbox import SandboxLimits
 logging.basicConfig()
 for allow in (False, True):
     for network in (False, True):

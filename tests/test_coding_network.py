@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from coding_env import CodeAction, CodeObservation
 from coding_env.server.environment import CodingEnvironment
-from coding_env.server.isolation import isolation
-from coding_env.server.sandbox import SandboxLimits
+from openenv.sandbox.isolation import isolation
+from openenv.sandbox.sandbox import SandboxLimits
 from namespaces import without_namespaces
 
 LIMITS = SandboxLimits(timeout_s=20, cpu_s=10, memory_mb=256, file_size_mb=4, processes=16)
@@ -127,8 +127,8 @@ IN_A_NAMESPACE_WITHOUT_NETNS = without_namespaces("net")
 STEP_WITH_AND_WITHOUT_NETWORK = """
 from coding_env import CodeAction
 from coding_env.server.environment import CodingEnvironment
-from coding_env.server.isolation import SandboxUnavailable
-from coding_env.server.sandbox import SandboxLimits
+from openenv.sandbox.isolation import SandboxUnavailable
+from openenv.sandbox.sandbox import SandboxLimits
 for network in (False, True):
     env = CodingEnvironment(SandboxLimits(memory_mb=256, network=network))
     env.reset()

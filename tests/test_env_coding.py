@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from coding_env import CodeAction, CodeObservation
 from coding_env.server.environment import CodingEnvironment
-from coding_env.server.sandbox import SandboxLimits
+from openenv.sandbox.sandbox import SandboxLimits
 
 from openenv.core import Text
 

@@ -28,7 +28,7 @@ import sys
 import uuid
 
 from coding_env.models import CodeAction, CodeObservation, CodeState
-from coding_env.server.sandbox import Sandbox, SandboxLimits
+from openenv.sandbox.sandbox import Sandbox, SandboxLimits
 from openenv.core import Environment, Text, View
 
 READY = (

@@ -1,6 +1,6 @@
 """The first stage of a coding_env sandbox: namespaces, private mounts, drop root, exec the runner.
 
-Not imported by the server: :mod:`coding_env.server.sandbox` runs this file's source with
+Not imported by the server: :mod:`openenv.sandbox.sandbox` runs this file's source with
 ``python -I -c <source> <options json> <program> <args>...``. Options: ``uid`` (the sandbox's
 uid when the server runs as root, else null), ``network`` (false: no network) and ``private``
 (null, or ``{"workdir": path, "tmp_mb": n}``: the sandbox gets the namespaces below). Standard

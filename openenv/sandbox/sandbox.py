@@ -24,7 +24,7 @@ variables persist between the steps of an episode. The child gets:
     internet nor the host's loopback services (this server included) can be reached.
 
   If the machine allows no namespace (a container without ``CAP_SYS_ADMIN`` and without
-  unprivileged user namespaces), no code runs: :func:`~coding_env.server.isolation.isolation`
+  unprivileged user namespaces), no code runs: :func:`~openenv.sandbox.isolation.isolation`
   raises :class:`SandboxUnavailable` saying how to allow it. Only ``CODING_ALLOW_UNISOLATED=on``
   lets code run there without them (and ``CODING_NETWORK=on`` where no network namespace can be
   made either): then ``/tmp``, ``/dev/shm`` and the host's processes are shared, as they are
@@ -63,7 +63,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from coding_env.server.isolation import (
+from openenv.sandbox.isolation import (
     SAFE_PATH,
     SandboxUnavailable,
     isolation,

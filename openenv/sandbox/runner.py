@@ -1,6 +1,6 @@
 """The sandbox side of coding_env: a tiny Python REPL driven over two pipes.
 
-Not imported by the server: :mod:`coding_env.server.sandbox` runs this file's source with
+Not imported by the server: :mod:`openenv.sandbox.sandbox` runs this file's source with
 ``python -I -c <source> <command fd> <result fd> <limits json>`` in a separate process, which
 ``launcher.py`` has already put in namespaces of its own (mount, IPC, PID, network: it runs as
 PID 2, under the namespace's PID 1) and, when the server runs as root, moved to an unprivileged
