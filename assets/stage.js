@@ -32,6 +32,22 @@ const showSliderValue = (input) => {
   if (out) out.textContent = String(Number(Number(input.value).toPrecision(4)));
 };
 
+// The pixel of `img`'s own picture under a click (object-fit: contain leaves margins), or null
+// outside it.
+const framePixel = (img, event) => {
+  const box = img.getBoundingClientRect();
+  const width = img.naturalWidth || Number(img.getAttribute("width"));
+  const height = img.naturalHeight || Number(img.getAttribute("height"));
+  const scale = Math.min(box.width / width, box.height / height);
+  if (!(scale > 0)) return null;
+  const x = Math.floor((event.clientX - box.left - (box.width - width * scale) / 2) / scale);
+  const y = Math.floor((event.clientY - box.top - (box.height - height * scale) / 2) / scale);
+  return x >= 0 && y >= 0 && x < width && y < height ? [x, y] : null;
+};
+
+// Keys that only change what the next key means: never sent on their own.
+const MODIFIERS = new Set(["Shift", "Control", "Alt", "Meta", "CapsLock", "AltGraph", "Dead"]);
+
 const versionOf = (markup) => Number((/data-version="(\d+)"/.exec(markup) || [])[1] ?? -1);
 
 // The values of a typed action's form (web/stage/html.py: one input per field of the action).
@@ -88,9 +104,12 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
 
   const show = (answer) => {
     if (!answer || !live) return answer;
+    // A frame being typed on keeps the focus through the redraw.
+    const typing = document.activeElement && document.activeElement.matches("img.oe-frame[data-keys]");
     if (answer.quick && answer.quick.version >= shown()) patch(answer.quick);
     else if (typeof answer.html === "string" && versionOf(answer.html) >= shown()) {
       draw(answer.html);
+      if (typing) root.querySelector("img.oe-frame[data-keys]")?.focus();
     }
     if (answer.ok === false && answer.error) say(answer.error);
     onAnswer(answer);
@@ -119,9 +138,18 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
   const act = (payload) => call("act", payload);
 
   root.addEventListener("click", (event) => {
+    const frame = event.target.closest && event.target.closest("img.oe-frame[data-click]");
+    if (frame) {
+      const point = framePixel(frame, event);
+      if (point && !playing) act({ point });
+      return;
+    }
     const button = event.target.closest && event.target.closest("button");
     if (!button || button.disabled) return;
     if (button.matches(".oe-act")) act({ index: Number(button.dataset.i) });
+    else if (button.matches(".oe-cell-act")) {
+      if (!playing) act({ cell: [Number(button.dataset.r), Number(button.dataset.c)] });
+    }
     else if (button.matches(".oe-slide")) act({ values: sliderValues(root) });
     else if (button.matches(".oe-slide-start")) {
       for (const input of root.querySelectorAll(".oe-sliders input[type=range]")) {
@@ -146,8 +174,16 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     });
   });
   root.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter") return;
     const target = event.target;
+    if (target.matches("img.oe-frame[data-keys]")) {
+      // Keys typed on a frame that takes them go to the environment (Tab still moves on).
+      if (event.key === "Tab" || event.ctrlKey || event.metaKey || MODIFIERS.has(event.key)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      if (!playing) act({ key: event.key });
+      return;
+    }
+    if (event.key !== "Enter") return;
     if (target.matches(".oe-sliders input[type=range]")) {
       event.preventDefault();
       if (!target.disabled) act({ values: sliderValues(root) });
@@ -161,7 +197,7 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
   // text field. A key held down repeats only while no action waits.
   const onKey = (event) => {
     if (!live || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (event.target.closest && event.target.closest(EDITABLE)) return;
+    if (event.target.closest && event.target.closest(EDITABLE + ", img.oe-frame[data-keys]")) return;
     const button = actionButtonFor(root, event.key);
     if (!button) return;
     event.preventDefault();

@@ -6,8 +6,9 @@ env.action_sliders())}``, so a playground in front of it (``openenv playground U
 exactly what the environment's own playground draws. The shapes::
 
     {"view": null
-           | {"kind": "frame", "frame": <a "rows" frame, see openenv.core.frames>}
-           | {"kind": "board", "rows": [[{"glyph", "color", "background", "label"}]],
+           | {"kind": "frame", "frame": <a "rows" frame, see openenv.core.frames>,
+              "click"?: {...}, "keys"?: {...}}
+           | {"kind": "board", "rows": [[{"glyph", "color", "background", "label", "action"?}]],
               "legend": {...}, "caption": "..."}
            | {"kind": "text", "text": "..."}
            | {"kind": "svg", "markup": "..."},
@@ -55,7 +56,9 @@ def view_to_wire(view: View | None) -> dict[str, Any] | None:
     if isinstance(view, Frame):
         encoded = encode_frame(view.pixels, "rows")
         assert isinstance(encoded, RowsFrame)  # "rows" is never a plain list
-        return {"kind": "frame", "frame": encoded.model_dump()}
+        wire: dict[str, Any] = {"kind": "frame", "frame": encoded.model_dump()}
+        wire.update({k: v for k, v in (("click", view.click), ("keys", view.keys)) if v})
+        return wire
     if isinstance(view, Board):
         rows = [[_cell_to_wire(cell) for cell in row] for row in view.rows]
         return {"kind": "board", "rows": rows, "legend": view.legend, "caption": view.caption}
@@ -125,7 +128,12 @@ def view_from_wire(data: Any, max_frame_bytes: int = MAX_FRAME_BYTES) -> View | 
     kind = data.get("kind") if isinstance(data, dict) else None
     if kind == "frame":
         pixels = decode_frame(_object(data.get("frame")), max_bytes=max_frame_bytes)
-        return Frame(pixels)
+        click, keys = (data.get(k) for k in ("click", "keys"))
+        return Frame(
+            pixels,
+            click=None if click is None else _object(click),
+            keys=None if keys is None else _object(keys),
+        )
     if kind == "board":
         rows = data.get("rows")
         if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
@@ -147,9 +155,11 @@ def view_from_wire(data: Any, max_frame_bytes: int = MAX_FRAME_BYTES) -> View | 
 def _cell_from_wire(data: Any) -> Cell:
     cell = _object(data)
     values = {k: cell.get(k) for k in ("glyph", "color", "background", "label")}
+    action = cell.get("action")
     return Cell(
         glyph=str(values["glyph"] or ""),
         **{k: None if v is None else str(v) for k, v in values.items() if k != "glyph"},
+        action=None if action is None else _object(action),
     )
 
 

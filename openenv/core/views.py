@@ -8,18 +8,30 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 
+MAX_KEY_NAME = 32  # KeyboardEvent.key names are short: 'a', 'Enter', 'ArrowUp'
+
 
 @dataclass(frozen=True)
 class Frame:
-    """An RGB image: ``pixels`` is an H×W×3 ``uint8`` array (H×W grayscale is promoted)."""
+    """An RGB image: ``pixels`` is an H×W×3 ``uint8`` array (H×W grayscale is promoted).
+
+    ``click``: the action a click on the frame steps, as action fields whose strings may hold
+    ``{x}`` and ``{y}``, replaced by the clicked pixel (integers, ``0 <= x < W``, ``0 <= y < H``
+    of ``pixels``). ``keys``: the action a key typed while the frame has the focus steps, with
+    ``{key}`` replaced by the key (``KeyboardEvent.key``: ``a``, ``Enter``, ``ArrowUp``) as a
+    JSON string, quotes included (``keyboard_press({key})`` -> ``keyboard_press("a")``).
+    """
 
     pixels: np.ndarray
+    click: dict[str, Any] | None = None
+    keys: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         pixels = np.asarray(self.pixels)
@@ -43,15 +55,38 @@ class Frame:
     def _repr_png_(self) -> bytes:
         return self.to_png()
 
+    def click_action(self, x: Any, y: Any) -> dict[str, Any]:
+        """The ``click`` action for pixel (``x``, ``y``); ValueError says what is wrong."""
+        if self.click is None:
+            raise ValueError("this frame takes no clicks")
+        height, width = self.shape
+        for name, value, size in (("x", x, width), ("y", y, height)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
+                raise ValueError(f"{name} must be a whole pixel in [0, {size - 1}], got {value!r}")
+        return fill_action(self.click, {"{x}": str(x), "{y}": str(y)})
+
+    def key_action(self, key: Any) -> dict[str, Any]:
+        """The ``keys`` action for ``key`` (``KeyboardEvent.key``); ValueError says what is
+        wrong."""
+        if self.keys is None:
+            raise ValueError("this frame takes no keys")
+        if not isinstance(key, str) or not 0 < len(key) <= MAX_KEY_NAME or not key.isprintable():
+            raise ValueError(f"a key is a KeyboardEvent.key name of 1 to {MAX_KEY_NAME} characters")
+        return fill_action(self.keys, {"{key}": json.dumps(key)})
+
 
 @dataclass(frozen=True)
 class Cell:
-    """One square of a Board: a glyph (a character or short text) and CSS colours."""
+    """One square of a Board: a glyph (a character or short text) and CSS colours.
+
+    ``action``: the action fields a click on the square steps (``None``: not clickable).
+    """
 
     glyph: str = ""
     color: str | None = None
     background: str | None = None
     label: str | None = None
+    action: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +103,18 @@ class Board:
 
     def to_text(self) -> str:
         return "\n".join("".join(cell.glyph or " " for cell in row) for row in self.rows)
+
+    def cell_action(self, row: Any, col: Any) -> dict[str, Any]:
+        """The action of the square at (``row``, ``col``); ValueError when there is none."""
+        for value in (row, col):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"a square is two whole numbers, got {row!r}, {col!r}")
+        if not (0 <= row < len(self.rows) and 0 <= col < len(self.rows[row])):
+            raise ValueError(f"there is no square ({row}, {col}) on this board")
+        action = self.rows[row][col].action
+        if action is None:
+            raise ValueError(f"square ({row}, {col}) takes no clicks")
+        return dict(action)
 
 
 @dataclass(frozen=True)
@@ -182,6 +229,24 @@ class ActionSliders:
         """Values drawn uniformly from each slider's range by ``rng`` (``random.Random``), on
         the slider's steps (what dragging it could give)."""
         return [s.snap(rng.uniform(s.low, s.high)) for s in self.sliders]
+
+
+def fill_action(template: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """``template`` with each placeholder of ``values`` replaced in its strings (nested lists
+    and dicts too). Plain replacement, never ``str.format``: a template is data."""
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            for placeholder, text in values.items():
+                value = value.replace(placeholder, text)
+            return value
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fill(v) for v in value]
+        return value
+
+    return fill(template)
 
 
 def png_data_url(png: bytes) -> str:

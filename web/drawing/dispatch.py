@@ -49,10 +49,12 @@ class Picture:
     view: View | None = None
     png: bytes | None = None
     shape: tuple[int, int] = (0, 0)  # a frame's height and width
+    click: bool = False  # the frame takes clicks, keys (Frame.click, Frame.keys)
+    keys: bool = False
 
     def html(self) -> str:
         if self.png is not None:
-            return html.png_html(self.png, self.shape)
+            return html.png_html(self.png, self.shape, self.click, self.keys)
         return to_html(self.view)
 
     def to_png(self) -> bytes | None:
@@ -108,7 +110,12 @@ DRAWERS: dict[type, Drawer] = {
         image=raster.frame_image,
         thumbnail=_frame_thumbnail,
         text=_frame_text,
-        keep=lambda frame: Picture(png=png_bytes(frame.pixels), shape=frame.shape),
+        keep=lambda frame: Picture(
+            png=png_bytes(frame.pixels),
+            shape=frame.shape,
+            click=frame.click is not None,
+            keys=frame.keys is not None,
+        ),
     ),
     Board: Drawer(
         html=html.board_html,

@@ -19,19 +19,28 @@ from openenv.web.drawing.svg import sanitize_svg
 
 MAX_LIST_ITEMS = 32
 MAX_STRING = 4000
+FRAME_HINTS = {  # the frame's alt text says what it answers: (takes clicks, takes keys)
+    (False, False): "",
+    (True, False): " (click on it to act there)",
+    (True, True): " (click on it to act there; type to send keys)",
+    (False, True): " (focus it and type to send keys)",
+}
 
 
 def frame_html(frame: Frame) -> str:
     """An ``<img>`` of the frame at its own size; CSS scales it up without smoothing."""
-    return png_html(frame.to_png(), frame.shape)
+    return png_html(frame.to_png(), frame.shape, frame.click is not None, frame.keys is not None)
 
 
-def png_html(png: bytes, shape: tuple[int, int]) -> str:
-    """An ``<img>`` of a frame's PNG (``shape`` is its height and width)."""
+def png_html(png: bytes, shape: tuple[int, int], click: bool = False, keys: bool = False) -> str:
+    """An ``<img>`` of a frame's PNG (``shape`` is its height and width). A frame that takes
+    clicks (``data-click``) or keys (``data-keys``, focusable) is answered by the stage script."""
     height, width = shape
+    live = (' data-click=""' if click else "") + (' data-keys="" tabindex="0"' if keys else "")
+    hint = FRAME_HINTS[click, keys]
     return (
-        f'<img class="oe-frame" alt="environment frame {width}×{height}" '
-        f'width="{width}" height="{height}" style="aspect-ratio:{width}/{height}" '
+        f'<img class="oe-frame" alt="environment frame {width}×{height}{hint}" '
+        f'width="{width}" height="{height}" style="aspect-ratio:{width}/{height}"{live} '
         f'src="{png_data_url(png)}">'
     )
 
@@ -46,7 +55,11 @@ def svg_html(svg: Svg) -> str:
 
 def board_html(board: Board) -> str:
     rows, cols = board.shape
-    cells = "".join(_cell_html(cell) for row in board.rows for cell in _padded(row, cols))
+    cells = "".join(
+        _cell_html(cell, r, c)
+        for r, row in enumerate(board.rows)
+        for c, cell in enumerate(_padded(row, cols))
+    )
     legend = "".join(
         f'<span class="oe-legend-item"><b>{html.escape(glyph)}</b> {html.escape(text)}</span>'
         for glyph, text in board.legend.items()
@@ -63,7 +76,7 @@ def _padded(row: list[Cell], cols: int) -> list[Cell]:
     return row + [Cell()] * (cols - len(row))
 
 
-def _cell_html(cell: Cell) -> str:
+def _cell_html(cell: Cell, row: int, col: int) -> str:
     style = []
     if cell.background:
         style.append(f"background:{_css_value(cell.background)}")
@@ -71,7 +84,14 @@ def _cell_html(cell: Cell) -> str:
         style.append(f"color:{_css_value(cell.color)}")
     title = f' title="{html.escape(cell.label)}"' if cell.label else ""
     attr = f' style="{";".join(style)}"' if style else ""
-    return f'<div class="oe-cell" role="gridcell"{attr}{title}>{html.escape(cell.glyph)}</div>'
+    glyph = html.escape(cell.glyph)
+    if cell.action is not None:  # a square that steps its action when clicked
+        name = html.escape(cell.label or cell.glyph or f"square {row + 1}, {col + 1}")
+        return (
+            f'<button type="button" class="oe-cell oe-cell-act" role="gridcell" '
+            f'data-r="{row}" data-c="{col}" aria-label="{name}"{attr}{title}>{glyph}</button>'
+        )
+    return f'<div class="oe-cell" role="gridcell"{attr}{title}>{glyph}</div>'
 
 
 def _css_value(value: str) -> str:

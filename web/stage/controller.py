@@ -22,7 +22,7 @@ from openenv.core.errors import (
 )
 from openenv.core.serialization import model_from_wire, observation_to_wire, state_to_wire
 from openenv.core.view_wire import Drawing, drawing_of
-from openenv.core.views import ActionChoice
+from openenv.core.views import ActionChoice, Board, Frame
 from openenv.server.context import ServerContext
 from openenv.server.sessions import SessionManager
 from openenv.web import forms
@@ -191,13 +191,39 @@ class Controller:
         return await self.manager.run(session, run)
 
     async def press(self, tab: WebTab, data: dict[str, Any]) -> bool:
-        """What the stage sent: ``{"index": i}`` (a button), ``{"values": [...]}`` (sliders) or
-        ``{"fields": {...}}`` (the action typed on the stage)."""
+        """What the stage sent: ``{"index": i}`` (a button), ``{"values": [...]}`` (sliders),
+        ``{"fields": {...}}`` (the action typed on the stage), ``{"point": [x, y]}`` (a click
+        on the frame), ``{"key": k}`` (a key typed on the frame) or ``{"cell": [row, col]}``
+        (a click on a board's square)."""
         if "values" in data:
             return await self.slide(tab, data["values"])
         if "fields" in data:
             return await self.typed_step(tab, data["fields"])
+        if "point" in data or "key" in data or "cell" in data:
+            return await self.pointed(tab, data)
         return await self.act(tab, data.get("index"))
+
+    async def pointed(self, tab: WebTab, data: dict[str, Any]) -> bool:
+        """Step the action the shown view gives a click or a key (``Frame.click``,
+        ``Frame.keys``, ``Cell.action``)."""
+        view = tab.shows.view
+        try:
+            if "cell" in data and isinstance(view, Board):
+                row, col = _pair(data["cell"])
+                action = view.cell_action(row, col)
+                cell = view.rows[row][col]
+                label = cell.label or cell.glyph or f"square ({row}, {col})"
+            elif "point" in data and isinstance(view, Frame):
+                x, y = _pair(data["point"])
+                action, label = view.click_action(x, y), f"click ({x}, {y})"
+            elif "key" in data and isinstance(view, Frame):
+                action, label = view.key_action(data["key"]), f"key {data['key']}"
+            else:
+                raise ValueError(messages.NOT_POINTABLE)
+        except ValueError as exc:
+            self._say(tab, messages.refused("Step", str(exc)), "error")
+            return False
+        return await self.step(tab, action, label)
 
     async def act(self, tab: WebTab, index: Any) -> bool:
         """Press the ``index``-th legal-action button."""
@@ -341,6 +367,12 @@ def _step_render(env: Any, action: Any) -> tuple[Any, Drawing | None]:
         return obs, drawing_of(env)
     except Exception:  # drawing failed: the step happened; _draw retries and reports it
         return obs, None
+
+
+def _pair(value: Any) -> tuple[Any, Any]:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ValueError("send two numbers")
+    return value[0], value[1]
 
 
 def _label_of(payload: dict[str, Any], legal: list[ActionChoice]) -> str | None:
