@@ -14,9 +14,10 @@ from collections.abc import Iterator
 import pytest
 from coding_env import CodeAction, CodeObservation
 from coding_env.server.environment import CodingEnvironment
+from namespaces import without_namespaces
+
 from openenv.sandbox.isolation import isolation
 from openenv.sandbox.sandbox import SandboxLimits
-from namespaces import without_namespaces
 
 LIMITS = SandboxLimits(timeout_s=20, cpu_s=10, memory_mb=256, file_size_mb=4, processes=16)
 CONNECT = (

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 from coding_env import CodeAction, CodeObservation
 from coding_env.server.environment import CodingEnvironment
-from openenv.sandbox.sandbox import SandboxLimits
 
 from openenv.core import Text
+from openenv.sandbox.sandbox import SandboxLimits
 
 LIMITS = SandboxLimits(timeout_s=20, cpu_s=10, memory_mb=256, file_size_mb=4, processes=16)
 

@@ -28,8 +28,8 @@ import sys
 import uuid
 
 from coding_env.models import CodeAction, CodeObservation, CodeState
-from openenv.sandbox.sandbox import Sandbox, SandboxLimits
 from openenv.core import Environment, Text, View
+from openenv.sandbox.sandbox import Sandbox, SandboxLimits
 
 READY = (
     f">>> Python {sys.version_info.major}.{sys.version_info.minor}, a fresh interpreter\n"
