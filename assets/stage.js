@@ -137,7 +137,52 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
 
   const act = (payload) => call("act", payload);
 
+  // ⬇ MP4 / GIF: fetched here so a long encode shows its progress bar (polled), then saved.
+  const exportVideo = async (link) => {
+    if (link.dataset.busy) return;
+    link.dataset.busy = "1";
+    const bar = document.createElement("progress");
+    bar.className = "oe-dl-progress";
+    bar.setAttribute("aria-label", "making the video");
+    link.after(bar);
+    const progressUrl = new URL(link.getAttribute("href").replace(/[^/]+$/, "progress"), base);
+    const timer = setInterval(async () => {
+      try {
+        const p = await (await fetch(progressUrl)).json();
+        if (p.total) Object.assign(bar, { max: p.total, value: p.done });
+      } catch (err) { /* the download itself reports failures */ }
+    }, 300);
+    try {
+      const response = await fetch(new URL(link.getAttribute("href"), base));
+      if (!response.ok) {
+        const detail = (await response.json().catch(() => ({}))).detail;
+        throw new Error(detail || "HTTP " + response.status);
+      }
+      const named = /filename="?([^";]+)"?/.exec(response.headers.get("Content-Disposition") || "");
+      const url = URL.createObjectURL(await response.blob());
+      const save = Object.assign(document.createElement("a"), {
+        href: url, download: named ? named[1] : link.getAttribute("href").split("/").pop(),
+      });
+      document.body.append(save);
+      save.click();
+      save.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (err) {
+      say("The video could not be made: " + (err && err.message ? err.message : String(err)));
+    } finally {
+      clearInterval(timer);
+      bar.remove();
+      delete link.dataset.busy;
+    }
+  };
+
   root.addEventListener("click", (event) => {
+    const video = event.target.closest && event.target.closest("a.oe-dl[data-video]");
+    if (video) {
+      event.preventDefault();
+      exportVideo(video);
+      return;
+    }
     const frame = event.target.closest && event.target.closest("img.oe-frame[data-click]");
     if (frame) {
       const point = framePixel(frame, event);

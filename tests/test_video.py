@@ -4,9 +4,11 @@ refusals of what cannot be rendered."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import subprocess
 import sys
+import threading
 
 import httpx
 import numpy as np
@@ -19,6 +21,8 @@ from openenv.client import GenericEnvClient
 from openenv.core import Action, Environment, Observation, State
 from openenv.core.frames import FrameData, encode_frame
 from openenv.server import create_app
+from openenv.web.episode.jobs import Busy, Encoder
+from openenv.web.episode.video import env_fps
 from tests.servers import ROOT, served
 
 av = pytest.importorskip("av", reason="the video extra (PyAV) is not installed")
@@ -139,3 +143,49 @@ def test_the_playground_exports_a_board_episode_as_mp4():
         video = http.get(f"/web/export/{link}/episode.mp4")
         assert video.status_code == 200 and video.headers["content-type"] == "video/mp4"
         assert len(decoded(video.content)) == 4  # the first board and one per step
+        with av.open(io.BytesIO(video.content)) as container:  # at grid world's render_fps
+            assert container.streams.video[0].average_rate == GridWorldEnvironment.render_fps
+        assert http.get(f"/web/export/{link}/progress").json() == {
+            "state": "idle", "done": 0, "total": 0,
+        }  # fmt: skip
+        assert http.get("/web/export/nope/progress").status_code == 404
+
+
+async def test_exports_are_bounded_one_per_tab_and_a_few_per_server():
+    encoder = Encoder(running=1, waiting=1)
+    release = threading.Event()
+
+    def slow(progress):
+        progress(1, 3)
+        release.wait(30)
+        return b"video"
+
+    first = asyncio.create_task(encoder.run("a", slow))
+    await wait_for(lambda: encoder.progress("a")["done"] == 1)
+    assert encoder.progress("a") == {"state": "encoding", "done": 1, "total": 3}
+    with pytest.raises(Busy, match="being made already"):
+        await encoder.run("a", slow)
+    second = asyncio.create_task(encoder.run("b", lambda progress: b"b"))
+    await wait_for(lambda: encoder.progress("b")["state"] == "waiting")
+    with pytest.raises(Busy, match="other videos"):
+        await encoder.run("c", slow)
+    release.set()
+    assert await first == b"video" and await second == b"b"
+    assert encoder.progress("a")["state"] == encoder.progress("b")["state"] == "idle"
+    assert await encoder.run("c", lambda progress: None) is None  # room again
+
+
+async def wait_for(condition, timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "condition not met"
+        await asyncio.sleep(0.01)
+
+
+def test_an_env_watched_at_its_own_frame_rate():
+    from atari_env.server.environment import AtariEnvironment
+
+    assert env_fps(GridWorldEnvironment) == 4 and env_fps(AtariEnvironment) == 15
+    assert env_fps(object()) == 10  # no render_fps: the default
+    for bad in (0, -1, 1000, True, "fast"):
+        assert env_fps(type("E", (), {"render_fps": bad})) == 10

@@ -134,6 +134,12 @@ def test_exported_jsonl_matches_the_steps_taken(page, grid_server, tmp_path):
     href = page.get_attribute("#oe-stage a.oe-dl:has-text('GIF')", "href")
     gif = page.context.request.get(f"{grid_server}/web/{href}")
     assert gif.ok and gif.body()[:6] == b"GIF89a"
+    # ⬇ MP4 is fetched by the stage script (its progress bar while it encodes), then saved.
+    with page.expect_download() as download:
+        page.click("#oe-stage a.oe-dl:has-text('MP4')")
+    assert download.value.suggested_filename == "grid_world-episode.mp4"
+    assert download.value.path().read_bytes()[4:8] == b"ftyp"
+    page.wait_for_selector("#oe-stage .oe-dl-progress", state="detached")
     clean(page)
 
 

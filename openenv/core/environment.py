@@ -90,6 +90,10 @@ class Environment(Generic[ActT, ObsT, StateT]):
     ``action_sliders() -> ActionSliders | None``
         A continuous action as sliders (bounds and labels for now): the playground draws them
         with a Step button under the view, and autoplay draws random values in their ranges.
+    ``render_fps``
+        Frames per second an episode of this environment is watched at: the playground's
+        autoplay speed and its GIF and MP4 exports (default 10; board games set 1 or 2, an
+        instance may set its own, e.g. from the game it opened).
 
     Rewards (optional): set ``self.rubric`` to a :class:`~openenv.core.rubrics.Rubric` and the
     base class scores every step with it: ``observation.reward`` becomes the rubric's score and
@@ -107,6 +111,7 @@ class Environment(Generic[ActT, ObsT, StateT]):
 
     rubric: Rubric | None = None
     transform: Transform | None = None
+    render_fps: float = 10.0
     seed: int | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -35,6 +35,15 @@ class VideoUnavailable(RuntimeError):
     """MP4 needs PyAV: ``pip install "openenv-playground[video]"``."""
 
 
+def env_fps(env: Any) -> float:
+    """The frame rate ``env`` (an environment or its class) is watched at: its ``render_fps``
+    when that is a number in (0, 240], else ``DEFAULT_FPS``."""
+    fps = getattr(env, "render_fps", None)
+    if isinstance(fps, bool) or not isinstance(fps, int | float) or not 0 < fps <= 240:
+        return DEFAULT_FPS
+    return float(fps)
+
+
 @functools.cache
 def video_available() -> bool:
     """Whether MP4 can be written here (PyAV is installed)."""

@@ -27,6 +27,7 @@ from gradio import route_utils
 
 from openenv.server.context import ServerContext
 from openenv.web import forms
+from openenv.web.episode.video import env_fps
 from openenv.web.page.extension import PlaygroundAPI
 from openenv.web.page.snippet import client_names, python_snippet
 from openenv.web.page.tools import tools_of, tools_tab
@@ -139,9 +140,10 @@ class _Page:
             self.play_steps = gr.Textbox(
                 value="0", label="steps", info="0 = until done", elem_id="oe-play-steps"
             )
+            fps = f"{env_fps(self.ctx.env_cls):g}"
             self.play_fps = gr.Radio(
-                ["2", "5", "10", "30", "60"], value="10", label="steps per second",
-                elem_id="oe-play-fps",
+                sorted({"2", "5", "10", "30", "60", fps}, key=float), value=fps,
+                label="steps per second", elem_id="oe-play-fps",
             )  # fmt: skip
             with gr.Row():
                 self.play_btn = gr.Button("▶ Play", elem_id="oe-play", min_width=60)

@@ -4,7 +4,9 @@
   them are playground tabs, and the capacity, so an operator can see the page's footprint.
 - ``GET {path}/export/{key}/episode.jsonl``, ``.../episode.gif`` and ``.../episode.mp4``: the
   episode of one tab (the tab's export key, read-only: it cannot act on the tab; the page
-  links to them; MP4 where PyAV is installed).
+  links to them; MP4 where PyAV is installed), videos at the env's ``render_fps``, one export
+  per tab and a few per server at a time (:mod:`openenv.web.episode.jobs`; 429 beyond);
+  ``.../progress``: how far the tab's video is (the page's progress bar).
 - ``GET {path}/assets/<file>`` for each file of the env package's ``assets/`` folder, so the
   README's images (``assets/screenshot.png``) show in the README tab.
 - ``GET /favicon.ico``: the env's emoji, unless the app serves its own.
@@ -15,7 +17,6 @@ without running its lifespan; ``refuse_uploads`` turns Gradio's upload route off
 
 from __future__ import annotations
 
-import asyncio
 import html
 import io
 from collections.abc import Callable
@@ -29,7 +30,8 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from PIL import Image
 
 from openenv.web.episode.export import episode_gif, episode_jsonl
-from openenv.web.episode.video import VideoUnavailable, episode_mp4
+from openenv.web.episode.jobs import RETRY_AFTER_S, Busy, Encoder
+from openenv.web.episode.video import Progress, VideoUnavailable, env_fps, episode_mp4
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.tabs import WebTab
 
@@ -62,30 +64,48 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
             body, media_type="application/x-ndjson", headers=_attachment(f"{name}-episode.jsonl")
         )
 
-    async def gif(tab: str) -> Response:
-        episode = export_tab(tab).episode
-        frames = [picture.to_png() for picture in episode.frames if picture.animates]
-        data = episode_gif([f for f in frames if f])
-        if data is None:
-            raise HTTPException(404, "this environment draws no frames or boards to animate")
-        return Response(data, media_type="image/gif", headers=_attachment(f"{name}-episode.gif"))
+    encoder = Encoder()
 
-    async def mp4(tab: str) -> Response:
-        episode = export_tab(tab).episode
-        frames = [picture.to_png() for picture in episode.frames if picture.animates]
-        pixels = [np.asarray(Image.open(io.BytesIO(f)).convert("RGB")) for f in frames if f]
+    async def video(tab: str, kind: str) -> Response:
+        found = export_tab(tab)
+        frames = [p.to_png() for p in found.episode.frames if p.animates]
+        pngs = [f for f in frames if f]
+        fps = env_fps(found.session.env if found.session else controller.ctx.env_cls)
+
+        def encode(progress: Progress) -> bytes | None:
+            if kind == "gif":
+                return episode_gif(pngs, fps)
+            pixels = [np.asarray(Image.open(io.BytesIO(f)).convert("RGB")) for f in pngs]
+            return episode_mp4(pixels, fps, progress)
+
         try:  # encoding takes a while for long episodes: never on the event loop
-            data = await asyncio.to_thread(episode_mp4, pixels)
+            data = await encoder.run(tab, encode)
         except VideoUnavailable as exc:
             raise HTTPException(501, str(exc)) from None
+        except Busy as exc:
+            raise HTTPException(
+                429, str(exc), headers={"Retry-After": str(RETRY_AFTER_S)}
+            ) from None
         if data is None:
             raise HTTPException(404, "this environment draws no frames or boards to animate")
-        return Response(data, media_type="video/mp4", headers=_attachment(f"{name}-episode.mp4"))
+        media = "image/gif" if kind == "gif" else "video/mp4"
+        return Response(data, media_type=media, headers=_attachment(f"{name}-episode.{kind}"))
+
+    async def gif(tab: str) -> Response:
+        return await video(tab, "gif")
+
+    async def mp4(tab: str) -> Response:
+        return await video(tab, "mp4")
+
+    async def progress(tab: str) -> dict[str, Any]:
+        export_tab(tab)
+        return encoder.progress(tab)
 
     app.add_api_route(f"{path}/sessions", sessions, methods=["GET"], tags=["playground"])
     app.add_api_route(f"{path}/export/{{tab}}/episode.jsonl", jsonl, include_in_schema=False)
     app.add_api_route(f"{path}/export/{{tab}}/episode.gif", gif, include_in_schema=False)
     app.add_api_route(f"{path}/export/{{tab}}/episode.mp4", mp4, include_in_schema=False)
+    app.add_api_route(f"{path}/export/{{tab}}/progress", progress, include_in_schema=False)
     _add_readme_assets(app, controller.ctx.package.path, path)
 
 

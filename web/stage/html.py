@@ -208,10 +208,13 @@ def _downloads(tab: WebTab) -> str:
     key = html.escape(tab.export_key)  # read-only: the link cannot act on the tab
     links = [f'<a class="oe-dl" href="export/{key}/episode.jsonl" download>⬇ JSONL</a>']
     shown = tab.episode.frames[-1] if tab.episode.frames else None
-    if shown is not None and shown.animates:
-        links.append(f'<a class="oe-dl" href="export/{key}/episode.gif" download>⬇ GIF</a>')
-        if video_available():
-            links.append(f'<a class="oe-dl" href="export/{key}/episode.mp4" download>⬇ MP4</a>')
+    if shown is not None and shown.animates:  # videos: the stage script shows their progress
+        kinds = ["gif", "mp4"] if video_available() else ["gif"]
+        links += [
+            f'<a class="oe-dl" data-video href="export/{key}/episode.{kind}" download>'
+            f"⬇ {kind.upper()}</a>"
+            for kind in kinds
+        ]
     return f'<div class="oe-downloads">{"".join(links)}</div>'
 
 

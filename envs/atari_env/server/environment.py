@@ -120,6 +120,8 @@ class AtariConfig:
 class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
     """One ALE emulator per session; see the module docstring for options and rules."""
 
+    render_fps = 15  # 60 frames/s emulated, 4 per step by default
+
     def __init__(self) -> None:
         self._ale: ALEInterface | None = None
         self._start_state: Any = None  # the emulator at the start of an episode

@@ -55,6 +55,8 @@ def _start_board(fen: str | None) -> chess.Board:
 
 
 class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
+    render_fps = 1  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._board = chess.Board()
         self._state = ChessState()

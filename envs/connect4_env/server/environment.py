@@ -54,6 +54,8 @@ _COLOURS = {1: "#ef4444", -1: "#facc15"}
 class Connect4Environment(Environment[Connect4Action, Connect4Observation, Connect4State]):
     """Connect Four; one instance per session."""
 
+    render_fps = 2  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._state = Connect4State()
         self._opponent = "random"

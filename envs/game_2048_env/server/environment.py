@@ -58,6 +58,8 @@ _BUTTONS = {
 class Game2048Environment(Environment[Game2048Action, Game2048Observation, Game2048State]):
     """2048; one instance per session."""
 
+    render_fps = 4  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._state = Game2048State()
         self._policy = check_policy("refuse")

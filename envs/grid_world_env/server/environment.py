@@ -25,6 +25,8 @@ _MOVES = {
 
 
 class GridWorldEnvironment(Environment[GridWorldAction, GridWorldObservation, GridWorldState]):
+    render_fps = 4  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._state = GridWorldState()
 

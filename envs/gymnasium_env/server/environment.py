@@ -226,6 +226,8 @@ class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, Gy
         env = make(env_id, mode, max_steps, kwargs)
         self.close()
         self._env, self._key = env, key
+        fps = env.metadata.get("render_fps")  # the game's own speed, for autoplay and videos
+        self.render_fps = float(fps) if isinstance(fps, int | float) and 0 < fps <= 240 else 10.0
 
     def _render_mode(self, env_id: str, requested: str | None) -> str | None:
         modes = render_modes(env_id)

@@ -51,6 +51,8 @@ _BUTTONS = {
 class MazeEnvironment(Environment[MazeAction, MazeObservation, MazeState]):
     """The maze; one instance per session."""
 
+    render_fps = 8  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._state = MazeState()
         self._layout: Layout | None = None

@@ -116,6 +116,8 @@ def _join_lines(items: list[str], width: int) -> list[str]:
 
 
 class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, OpenSpielState]):
+    render_fps = 2  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._game = pyspiel.load_game("tic_tac_toe")
         self._spiel = self._game.new_initial_state()

@@ -51,6 +51,8 @@ def _check_options(width, height, wind, init_sources) -> None:
 
 
 class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, WildfireState]):
+    render_fps = 4  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._forest = Forest.generate(np.random.default_rng(0), (8, 8), "CALM", 0.25)
         self._state = WildfireState()

@@ -51,6 +51,8 @@ WIDTH = 7
 class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState]):
     """Wordle; one instance per session."""
 
+    render_fps = 1  # frames per second of its autoplay and videos
+
     def __init__(self) -> None:
         self._state = WordleState()
         self._answer = ""
