@@ -35,13 +35,30 @@ watch("value", () => {
   if (typeof props.value === "string" && !remember(props.value)) props.value = newest.html;
 });
 
-async function review(command, payload) {
+// A step picked with the timeline slider: the parts that show the step are swapped in place,
+// and the slider being dragged (or moved with the arrow keys) is left alone.
+function patchStep(markup) {
+  const fresh = new DOMParser().parseFromString(markup, "text/html");
+  const box = element.querySelector(".oe-review");
+  const next = fresh.querySelector(".oe-review");
+  if (!box || !next || !box.querySelector(".oe-rv-scrub")) return false;
+  for (const part of [".oe-rv-grid", ".oe-rv-list", ".oe-rv-at", "[data-do=prev]", "[data-do=next]"]) {
+    const old = box.querySelector(part);
+    const now = next.querySelector(part);
+    if (old && now) old.replaceWith(now);
+  }
+  Object.assign(box.dataset, { selected: next.dataset.selected, version: next.dataset.version });
+  return true;
+}
+
+async function review(command, payload, inPlace = false) {
   try {
     const result = await server.review({ tab: reviewKey(), do: command, ...payload });
     if (result && typeof result.html === "string" && remember(result.html)) {
-      props.value = result.html;
+      if (!(inPlace && patchStep(result.html))) props.value = result.html;
     }
     else if (result && result.error) reviewError(result.error);
+    if (result && result.stage) window.openenvPlayground?.call("redraw");  // played from here
   } catch (err) {
     reviewError("The server did not answer (" + (err && err.message ? err.message : err) +
       "). Reload the page if this persists.");
@@ -72,6 +89,29 @@ element.addEventListener("change", async (event) => {
     return;
   }
   await review("load", { text: await file.text(), name: file.name });
+});
+
+// The timeline slider: while it is dragged, one pick is in flight at a time and the newest
+// position is sent next (positions passed over meanwhile are skipped, never queued).
+let scrubTo = null;
+let scrubbing = false;
+async function scrub() {
+  if (scrubbing) return;
+  scrubbing = true;
+  try {
+    while (scrubTo !== null) {
+      const step = scrubTo;
+      scrubTo = null;
+      await review("pick", { step }, true);
+    }
+  } finally {
+    scrubbing = false;
+  }
+}
+element.addEventListener("input", (event) => {
+  if (!event.target.matches("input.oe-rv-scrub")) return;
+  scrubTo = Number(event.target.value);
+  scrub();
 });
 
 rewardsApi.pick = (step) => review("pick", { step: Number(step) });

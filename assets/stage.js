@@ -176,7 +176,50 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     }
   };
 
+  // 🔗 Copy link: this episode as a link (its seed, reset options and actions) that replays it
+  // in anyone's playground; shown too, for pages where the clipboard is not available.
+  const shareLink = async (button) => {
+    try {
+      const response = await fetch(new URL(button.dataset.share, base));
+      const info = await response.json();
+      if (!response.ok) throw new Error(info.detail || "HTTP " + response.status);
+      const downloads = button.closest(".oe-downloads");
+      if (!info.fits) {
+        say("This episode is too long for a link: download it (⬇ JSONL) and open the file " +
+          "with 📂 Inspect episode in the Rewards tab, then ▶ Play from here.");
+        downloads?.querySelector("a.oe-dl[href$='episode.jsonl']")?.click();
+        return;
+      }
+      const url = new URL(location.href);
+      url.search = "?episode=" + info.token;
+      url.hash = "";
+      let box = downloads?.querySelector("input.oe-share-url");
+      if (!box && downloads) {
+        box = Object.assign(document.createElement("input"), {
+          className: "oe-share-url", readOnly: true, type: "text",
+        });
+        box.setAttribute("aria-label", "link to this episode");
+        downloads.append(box);
+      }
+      if (box) { box.value = url.href; box.select(); }
+      try {
+        await navigator.clipboard.writeText(url.href);
+        button.textContent = "✔ Link copied";
+      } catch (err) {
+        button.textContent = "Select and copy the link";
+      }
+      setTimeout(() => { button.textContent = "🔗 Copy link"; }, 2000);
+    } catch (err) {
+      say("No link for this episode: " + (err && err.message ? err.message : String(err)));
+    }
+  };
+
   root.addEventListener("click", (event) => {
+    const share = event.target.closest && event.target.closest("button.oe-share[data-share]");
+    if (share) {
+      shareLink(share);
+      return;
+    }
     const video = event.target.closest && event.target.closest("a.oe-dl[data-video]");
     if (video) {
       event.preventDefault();

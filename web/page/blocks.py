@@ -210,7 +210,11 @@ class _Page:
             return self.controller.html(adopted)
         tab = self._tab(request)
         if tab.authorized:
-            await self.controller.reset(tab, {})
+            shared = request.query_params.get("episode")  # a shared link: replay its episode
+            if shared:
+                await self.controller.replay_link(tab, shared)
+            else:
+                await self.controller.reset(tab, {})
         return self.controller.html(tab)
 
     async def on_unload(self, request: gr.Request) -> None:

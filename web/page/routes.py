@@ -6,7 +6,8 @@
   episode of one tab (the tab's export key, read-only: it cannot act on the tab; the page
   links to them; MP4 where PyAV is installed), videos at the env's ``render_fps``, one export
   per tab and a few per server at a time (:mod:`openenv.web.episode.jobs`; 429 beyond);
-  ``.../progress``: how far the tab's video is (the page's progress bar).
+  ``.../progress``: how far the tab's video is (the page's progress bar); ``.../share``: the
+  episode as a link's token (:mod:`openenv.web.episode.share`) and whether it fits a URL.
 - ``GET {path}/assets/<file>`` for each file of the env package's ``assets/`` folder, so the
   README's images (``assets/screenshot.png``) show in the README tab.
 - ``GET /favicon.ico``: the env's emoji, unless the app serves its own.
@@ -31,6 +32,7 @@ from PIL import Image
 
 from openenv.web.episode.export import episode_gif, episode_jsonl
 from openenv.web.episode.jobs import RETRY_AFTER_S, Busy, Encoder
+from openenv.web.episode.share import MAX_LINK_CHARS, episode_token
 from openenv.web.episode.video import Progress, VideoUnavailable, env_fps, episode_mp4
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.tabs import WebTab
@@ -97,6 +99,14 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
     async def mp4(tab: str) -> Response:
         return await video(tab, "mp4")
 
+    async def share(tab: str) -> dict[str, Any]:
+        episode = export_tab(tab).episode
+        reset = episode.replayable_reset
+        if reset is None:
+            raise HTTPException(409, "this episode's seed is unknown: it cannot be replayed")
+        token = episode_token(reset, [s["action"] for s in episode.steps])
+        return {"token": token, "fits": len(token) <= MAX_LINK_CHARS, "steps": len(episode.steps)}
+
     async def progress(tab: str) -> dict[str, Any]:
         export_tab(tab)
         return encoder.progress(tab)
@@ -106,6 +116,7 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
     app.add_api_route(f"{path}/export/{{tab}}/episode.gif", gif, include_in_schema=False)
     app.add_api_route(f"{path}/export/{{tab}}/episode.mp4", mp4, include_in_schema=False)
     app.add_api_route(f"{path}/export/{{tab}}/progress", progress, include_in_schema=False)
+    app.add_api_route(f"{path}/export/{{tab}}/share", share, include_in_schema=False)
     _add_readme_assets(app, controller.ctx.package.path, path)
 
 

@@ -20,6 +20,10 @@ from openenv.web.stage.tabs import WebTab
 from openenv.web.static import asset
 
 GONE = "This page's session is gone: reload the page to start again."
+NO_SEED_IN_FILE = (
+    "This file's episode has no seed (its first line's reset options name none): it cannot be "
+    "replayed exactly. Record with env.reset(seed=...) to make it replayable."
+)
 
 
 class RewardPanel:
@@ -79,6 +83,31 @@ class RewardPanel:
             label = "pinned run" + (f" (seed {seed})" if seed is not None else "")
         review.pinned, review.error = Pinned(label, rewards_of(steps)), ""
 
+    async def play_from(self, tab: WebTab) -> None:
+        """Reset with the shown episode's seed and options, replay its actions up to the
+        selected step, and hand the episode to the visitor (the panel follows it live)."""
+        review = self.review(tab)
+        steps = list(review.shown(tab.episode.steps))
+        index = review.index(steps)
+        if index is None:
+            review.error = "There is no step to play from yet."
+            return
+        if review.loaded is not None:
+            reset = review.episodes[review.episode_at].reset if review.episodes else None
+            if not isinstance(reset, dict) or not isinstance(reset.get("seed"), int):
+                review.error = NO_SEED_IN_FILE
+                return
+        else:
+            reset = tab.episode.replayable_reset
+            if reset is None:
+                review.error = "This episode's seed is unknown: it cannot be replayed exactly."
+                return
+        actions = [step.get("action") or {} for step in steps[: index + 1]]
+        if await self.controller.replay(tab, reset, actions):
+            review.loaded, review.selected, review.episodes = None, None, []
+        else:
+            review.error = tab.notice.text
+
     def command(self, tab: WebTab, name: str, data: dict[str, Any]) -> None:
         review = self.review(tab)
         review.error = ""
@@ -96,6 +125,11 @@ class RewardPanel:
             review.loaded, review.selected, review.episodes = None, None, []
         elif name == "latest":
             review.selected = None
+        elif name in ("prev", "next"):
+            steps = review.shown(tab.episode.steps)
+            at = review.index(steps)
+            if at is not None:
+                self.pick(tab, max(0, min(len(steps) - 1, at + (1 if name == "next" else -1))))
         else:
             review.error = f"unknown reward-panel command {name!r}"
 
@@ -110,7 +144,12 @@ def build(controller: Controller) -> tuple[gr.HTML, RewardPanel]:
         tab = controller.tab(key, controller.owner_of(request))
         if tab is None:
             return {"error": GONE}
-        panel.command(tab, str(data.get("do", "")), data)
+        command = str(data.get("do", ""))
+        if command == "play-from":
+            panel.review(tab).error = ""
+            await panel.play_from(tab)
+            return {"html": panel.html(tab), "stage": True}  # the page redraws the stage
+        panel.command(tab, command, data)
         return {"html": panel.html(tab)}
 
     box = gr.HTML(

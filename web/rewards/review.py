@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from openenv.web.drawing import Picture
+from openenv.web.drawing import Picture, picture
 from openenv.web.drawing.html import observation_html
 from openenv.web.episode.files import RecordedEpisode
 from openenv.web.episode.steps import action_text, set_fields
+from openenv.web.remote.rules import Rules
 from openenv.web.rewards.charts import (
     compare_chart_svg,
     contributions,
@@ -25,6 +26,7 @@ from openenv.web.rewards.charts import (
 from openenv.web.rewards.components import colours, components_table_html
 
 LIST_ROWS = 60
+_FILE_RULES = Rules({})  # reads the pictures of a loaded file's observations
 
 
 @dataclass
@@ -90,6 +92,7 @@ def review_html(
     body = (
         _toolbar(review, source)
         + _error(review.error)
+        + ("" if index is None else _scrubber(index, len(steps)))
         + f'<div class="oe-rv-grid"><div class="oe-rv-chart">{stacked_chart_svg(steps, index)}'
         f"{_compare(review, steps, source, seed)}</div>"
         f'<div class="oe-rv-step">{_detail(steps, index, frames, review.loaded is None)}</div>'
@@ -181,8 +184,8 @@ def _detail(
     table = components_table_html(step, index, colours(names))
     action = json.dumps(set_fields(step.get("action") or {}), ensure_ascii=False, indent=1)
     button = f": {html.escape(step['label'])}" if isinstance(step.get("label"), str) else ""
-    frame = _frame(frames, index, len(steps)) if live else ""
     observation = step.get("observation") or {}
+    frame = _frame(frames, index, len(steps)) if live else _file_frame(observation, index)
     return (
         f'{table}<h4>Action{button}</h4><pre class="oe-rv-action">{html.escape(action)}</pre>'
         f"<h4>Observation after step {index + 1}"
@@ -197,6 +200,34 @@ def _frame(frames: Sequence[Picture], index: int, count: int) -> str:
         return ""
     shown = frames[index + 1].html()
     return f'<div class="oe-rv-view" title="after step {index + 1}">{shown}</div>'
+
+
+def _file_frame(observation: dict[str, Any], index: int) -> str:
+    """The picture a file's step carries in its observation (a frame in any of the wire's
+    encodings, a board...), read by the remote drawing rules when this step is shown."""
+    view = _FILE_RULES.read(observation).view
+    if view is None:
+        return ""
+    shown = picture(view).html()
+    return f'<div class="oe-rv-view" title="after step {index + 1}">{shown}</div>'
+
+
+def _scrubber(index: int, count: int) -> str:
+    """The timeline: a slider over every step, step buttons, and ▶ Play from here."""
+    last = count - 1
+    prev = " disabled" if index == 0 else ""
+    after = " disabled" if index == last else ""
+    return (
+        '<div class="oe-rv-scrubber">'
+        f'<button type="button" data-do="prev" aria-label="previous step"{prev}>◀</button>'
+        f'<input type="range" class="oe-rv-scrub" min="0" max="{last}" value="{index}" '
+        f'step="1" aria-label="step of the episode">'
+        f'<button type="button" data-do="next" aria-label="next step"{after}>▶</button>'
+        f'<span class="oe-rv-at">step {index + 1} of {count}</span>'
+        '<button type="button" data-do="play-from" class="oe-rv-play" title="Reset with this '
+        "episode's seed and options, replay its actions up to this step, then play on"
+        '">▶ Play from here</button></div>'
+    )
 
 
 def _without_components(observation: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ script (``assets/stage.js``), for the fast shell and the Gradio page alike.
 - ``POST {path}/stage/autoplay`` ``{"tab", "values"?}``: one random step (or the held sliders'
   values); answers only the view and the counters (``quick``) while the episode goes on.
 - ``POST {path}/stage/redraw`` ``{"tab"}``: the stage as it stands.
+- ``POST {path}/stage/replay`` ``{"tab", "episode": token}``: reset and replay the episode of
+  a shared link (:mod:`openenv.web.episode.share`); the visitor goes on from there.
 - ``POST {path}/stage/close`` ``{"tab"}``: the browser tab went away before Gradio adopted it
   (``navigator.sendBeacon``); frees the session.
 
@@ -63,6 +65,9 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
             return answer(controller, tab, ok)
         return {"ok": True, "done": False, "quick": quick_update(tab)}
 
+    async def replay(tab: WebTab, data: dict[str, Any]) -> Answer:
+        return answer(controller, tab, await controller.replay_link(tab, data.get("episode")))
+
     async def redraw(tab: WebTab, data: dict[str, Any]) -> Answer:
         await controller.redraw(tab)
         return answer(controller, tab, True)
@@ -79,6 +84,7 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
         "act": _on_tab(controller, act),
         "autoplay": _on_tab(controller, autoplay),
         "redraw": _on_tab(controller, redraw),
+        "replay": _on_tab(controller, replay),
         "close": close,
     }
     for name, endpoint in routes.items():

@@ -27,12 +27,14 @@ from openenv.server.context import ServerContext
 from openenv.server.sessions import SessionManager
 from openenv.web import forms
 from openenv.web.drawing import picture, to_html
+from openenv.web.episode.share import ShareError, read_token
 from openenv.web.episode.steps import set_fields
 from openenv.web.stage import messages
 from openenv.web.stage.html import stage_html
 from openenv.web.stage.tabs import Episode, TabRegistry, WebTab
 
 SESSION_KIND = "web"
+MAX_REPLAY_STEPS = 10_000  # a shared link's or a file's actions stepped again at most
 TAB_CLOSED = "browser tab closed"
 
 
@@ -147,10 +149,40 @@ class Controller:
             except OpenEnvError as exc:
                 self._refused(tab, exc, "Reset")
                 return False
-            tab.episode = Episode(reset_kwargs=dict(options))
+            tab.episode = Episode(reset_kwargs=dict(options), seed=_seed_of(tab, options))
             await self._observe(tab, obs)
             self._say(tab, messages.ENDED_ON_RESET if tab.done else messages.STARTED)
             return True
+
+    async def replay_link(self, tab: WebTab, token: Any) -> bool:
+        """Replay the episode a shared link carries (:mod:`openenv.web.episode.share`)."""
+        try:
+            reset, actions = read_token(token)
+        except ShareError as exc:
+            self._say(tab, messages.bad_link(str(exc)), "error")
+            return False
+        return await self.replay(tab, reset, actions)
+
+    async def replay(
+        self, tab: WebTab, reset: dict[str, Any], actions: list[dict[str, Any]]
+    ) -> bool:
+        """Reset with ``reset`` and step ``actions`` in order (a shared link, "play from
+        here"): the episode as it was recorded, and then the visitor's to go on with. Stops at
+        the first refusal or end, saying which step and why."""
+        if len(actions) > MAX_REPLAY_STEPS:
+            self._say(tab, messages.replay_too_long(len(actions), MAX_REPLAY_STEPS), "error")
+            return False
+        if not await self.reset(tab, dict(reset)):
+            return False
+        for n, action in enumerate(actions, start=1):
+            if tab.done:
+                self._say(tab, messages.replay_ended(n - 1, len(actions)), "error")
+                return False
+            if not await self.step(tab, action):
+                self._say(tab, messages.replay_refused(n, tab.notice.text), "error")
+                return False
+        self._say(tab, messages.replayed(len(actions), tab.done))
+        return True
 
     async def step(self, tab: WebTab, action: dict[str, Any], label: str | None = None) -> bool:
         """Validate and apply one action; on any refusal the episode stays as it was.
@@ -367,6 +399,14 @@ def _step_render(env: Any, action: Any) -> tuple[Any, Drawing | None]:
         return obs, drawing_of(env)
     except Exception:  # drawing failed: the step happened; _draw retries and reports it
         return obs, None
+
+
+def _seed_of(tab: WebTab, options: dict[str, Any]) -> int | None:
+    """The seed the tab's episode runs with: the one given, else the one the env drew."""
+    seed = options.get("seed")
+    if seed is None and tab.session is not None:
+        seed = getattr(tab.session.env, "seed", None)
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 def _pair(value: Any) -> tuple[Any, Any]:

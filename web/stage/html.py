@@ -215,6 +215,11 @@ def _downloads(tab: WebTab) -> str:
             f"⬇ {kind.upper()}</a>"
             for kind in kinds
         ]
+    if tab.episode.replayable_reset is not None:  # the stage script copies the link
+        links.append(
+            f'<button type="button" class="oe-dl oe-share" data-share="export/{key}/share" '
+            'title="A link that replays this episode in anyone\'s playground">🔗 Copy link</button>'
+        )
     return f'<div class="oe-downloads">{"".join(links)}</div>'
 
 

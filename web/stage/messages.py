@@ -49,3 +49,28 @@ def reset_needed(detail: str) -> str:
 
 def draw_failed(detail: str) -> str:
     return f"The environment failed to draw itself: {detail}"
+
+
+def replayed(steps: int, done: bool) -> str:
+    if done:
+        return f"Replayed {steps} steps: the episode is over, as it was. Press Reset to play."
+    return f"Replayed {steps} steps: your turn."
+
+
+def replay_refused(step: int, detail: str) -> str:
+    return f"The replay stopped at step {step}: {detail}"
+
+
+def replay_ended(steps: int, total: int) -> str:
+    return (
+        f"The replay stopped after {steps} of {total} steps: the episode ended there "
+        "(the environment did not replay exactly)."
+    )
+
+
+def replay_too_long(steps: int, limit: int) -> str:
+    return f"That episode has {steps} steps; at most {limit} can be replayed."
+
+
+def bad_link(detail: str) -> str:
+    return f"This link's episode cannot be replayed: {detail}."

@@ -37,6 +37,7 @@ class Episode:
     steps: list[dict[str, Any]] = field(default_factory=list)
     frames: list[Picture] = field(default_factory=list)  # what was drawn, reset first
     reset_kwargs: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None  # the seed it ran with: given in reset_kwargs, or drawn by the env
     observation: dict[str, Any] = field(default_factory=dict)  # the last observation's fields
     done: bool = False
     last_response: dict[str, Any] | None = None  # the last answer, as the wire carries it
@@ -50,6 +51,14 @@ class Episode:
     @property
     def total(self) -> float:
         return sum(self.rewards)
+
+    @property
+    def replayable_reset(self) -> dict[str, Any] | None:
+        """The reset options that start this episode again, seed included (``None`` when its
+        seed is unknown: it cannot be replayed exactly)."""
+        if self.seed is None:
+            return None
+        return {**self.reset_kwargs, "seed": self.seed}
 
     def record_frame(self, frame: Picture | None) -> None:
         """Keep what was drawn after a step, while the episode's pictures stay within
