@@ -16,11 +16,28 @@ MAX_BARS = 240
 OTHER = "reward without components"
 OTHER_COLOUR = "#9CA3AF"
 RUN_COLOURS = ("#7C3AED", "#0F766E")
+KEPT_CONTRIBUTIONS = 4
+_CONTRIBUTIONS: dict[tuple[int, int], tuple[Sequence[Any], Any]] = {}
 
 
 def contributions(steps: Sequence[dict[str, Any]]) -> tuple[list[str], list[dict[str, float]]]:
     """Component names and, per step, {name: weight · score}. A step whose reward has no
-    components contributes its whole reward under :data:`OTHER`."""
+    components contributes its whole reward under :data:`OTHER`.
+
+    Recorded steps never change, so the answer for the same list at the same length is kept
+    (a few lists): scrubbing a long episode computes it once, not on every move."""
+    key = (id(steps), len(steps))
+    kept = _CONTRIBUTIONS.get(key)
+    if kept is not None and kept[0] is steps:
+        return kept[1]
+    found = _contributions(steps)
+    _CONTRIBUTIONS[key] = (steps, found)
+    while len(_CONTRIBUTIONS) > KEPT_CONTRIBUTIONS:
+        _CONTRIBUTIONS.pop(next(iter(_CONTRIBUTIONS)))
+    return found
+
+
+def _contributions(steps: Sequence[dict[str, Any]]) -> tuple[list[str], list[dict[str, float]]]:
     names = component_names(steps)
     rows: list[dict[str, float]] = []
     for step in steps:
