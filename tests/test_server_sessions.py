@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from wire_apps import ProbeAction, ProbeEnvironment
 
 from openenv.server import create_app
+from openenv.server.scheduling import Adaptive, Tuning
 from openenv.server.sessions import SessionManager
 
 APPS = ["--app-dir", str(ROOT / "tests")]
@@ -276,21 +277,42 @@ async def test_a_pooled_session_that_is_fast_on_the_loop_comes_back_to_it() -> N
 
 
 async def test_one_slow_call_does_not_send_a_fast_session_to_the_pool() -> None:
-    manager = SessionManager(CountingEnv, idle_timeout_s=None)
+    """On the scheduler's own clock (fake time: a loaded machine cannot make a fast step look
+    slow), one 30 ms hiccup among fast steps leaves the session running inline."""
+    clock = FakeClock()
+
+    class TimedEnv(ProbeEnvironment):
+        threads: set[int] = set()
+
+        def step(self, action):
+            TimedEnv.threads.add(threading.get_ident())
+            clock.now += action.sleep_s or 0.0001  # what the step "took", without sleeping
+            return super().step(action.model_copy(update={"sleep_s": 0.0}))
+
+    manager = SessionManager(TimedEnv, idle_timeout_s=None, scheduler=Adaptive(clock=clock))
     session = await manager.open()
     await manager.reset(session)
-    for _ in range(200):  # until it runs on the loop (a loaded machine may take a retry)
-        CountingEnv.threads = set()
+    for _ in range(Tuning.inline_after + 1):  # readings before it may run on the loop
         await manager.step(session, ProbeAction(label="fast"))
-        if CountingEnv.threads == {threading.get_ident()}:
-            break
     for _ in range(20):  # a session known to be fast: its average is past the first readings
+        TimedEnv.threads = set()
         await manager.step(session, ProbeAction(label="fast"))
+        assert TimedEnv.threads == {threading.get_ident()}
     await manager.step(session, ProbeAction(label="hiccup", sleep_s=0.03))
-    CountingEnv.threads = set()
+    TimedEnv.threads = set()
     await manager.step(session, ProbeAction(label="fast"))
-    assert CountingEnv.threads == {threading.get_ident()}
+    assert TimedEnv.threads == {threading.get_ident()}
     await manager.shutdown()
+
+
+class FakeClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 async def test_idle_sessions_hold_no_thread() -> None:
