@@ -20,6 +20,7 @@ from openenv.server.context import ServerContext
 from openenv.web.page import routes
 from openenv.web.page.blocks import build_blocks
 from openenv.web.page.extension import PlaygroundAPI
+from openenv.web.page.watch import add_watch_routes
 from openenv.web.shell import markup as shell
 from openenv.web.stage.api import add_stage_routes
 from openenv.web.stage.controller import Controller
@@ -69,6 +70,7 @@ def mount_playground(
     routes.add_routes(app, controller, path)
     routes.add_favicon(app, ctx.manifest.emoji)
     add_stage_routes(app, controller, path)  # before Gradio's mount catches them
+    add_watch_routes(app, controller, path)
     demo = build_blocks(controller, path, gradio_builder, custom_tab_name)
     gr.mount_gradio_app(
         app,

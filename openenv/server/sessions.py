@@ -12,6 +12,7 @@ import functools
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,38 @@ log = logging.getLogger("openenv.server")
 DEFAULT_CALL_TIMEOUT_S = 60.0  # a sync env call longer than this ends its session
 
 CloseHook = Callable[[str], Awaitable[None] | None]
+KEPT_REWARDS = 1000  # of the current episode, for a watcher's reward chart
+
+
+@dataclass(slots=True)
+class Progress:
+    """What a watcher sees of a session without touching its environment: the episode's
+    number, steps, rewards (the last KEPT_REWARDS), whether it is done, and a version that grows
+    with every reset and step. Written in the session's own call path, O(1) per step."""
+
+    episode: int = 0
+    steps: int = 0
+    total: float = 0.0
+    last_reward: float | None = None
+    done: bool = False
+    version: int = 0
+    rewards: deque[float] = field(default_factory=lambda: deque(maxlen=KEPT_REWARDS))
+
+    def reset(self, obs: Observation) -> None:
+        self.episode += 1
+        self.steps, self.total, self.last_reward = 0, 0.0, None
+        self.rewards.clear()
+        self.done = bool(obs.done)
+        self.version += 1
+
+    def step(self, obs: Observation) -> None:
+        reward = float(obs.reward) if isinstance(obs.reward, int | float) else 0.0
+        self.steps += 1
+        self.total += reward
+        self.last_reward = reward
+        self.rewards.append(reward)
+        self.done = bool(obs.done)
+        self.version += 1
 
 
 @dataclass(eq=False, slots=True)
@@ -58,6 +91,7 @@ class Session:
     owner: str | None = None  # the client it counts against (None: nobody's quota)
     used: bool = False  # a call ran on it (an unused session is reaped sooner)
     connections: int = 0  # live WebSockets on it: while one is open it is never idle-reaped
+    progress: Progress = field(default_factory=Progress)  # what a watcher sees
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
@@ -228,7 +262,9 @@ class SessionManager:
                 return await env.reset_async(**kwargs)
             return await self._sync(session, functools.partial(env.reset, **kwargs))
 
-        return await self.run(session, reset)
+        obs = await self.run(session, reset)
+        session.progress.reset(obs)
+        return obs
 
     async def step(self, session: Session, action: Action) -> Observation:
         # The hot path of every step: ``run`` spelled out, without its closure and extra
@@ -237,8 +273,11 @@ class SessionManager:
             env = self._enter(session)
             try:
                 if overrides(type(env), "step_async"):
-                    return await env.step_async(action)
-                return await self._sync(session, env.step, action)
+                    obs = await env.step_async(action)
+                else:
+                    obs = await self._sync(session, env.step, action)
+                session.progress.step(obs)
+                return obs
             except OpenEnvError:
                 raise
             except CallOverran as exc:

@@ -320,7 +320,9 @@ def header_html(ctx: ServerContext) -> str:
     return (
         f'<div class="oe-header"><span class="oe-emoji">{html.escape(m.emoji)}</span><div>'
         f"<h1>{html.escape(m.display_title)}{version}</h1><p>{html.escape(m.description)}</p></div>"
-        f'<div class="oe-tags">{tags}</div></div>'
+        f'<div class="oe-tags">{tags}<a class="oe-tag oe-watch-link" href="watch" '
+        'title="Every live session of this server (web tabs, notebooks, trainers), to watch">'
+        "👁 live sessions</a></div></div>"
     )
 
 

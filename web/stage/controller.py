@@ -220,7 +220,9 @@ class Controller:
         async def run(env: Any) -> tuple[Any, Any]:
             return await asyncio.to_thread(_step_render, env, action)
 
-        return await self.manager.run(session, run)
+        obs, drawn = await self.manager.run(session, run)
+        session.progress.step(obs)  # manager.step notes it on the other path
+        return obs, drawn
 
     async def press(self, tab: WebTab, data: dict[str, Any]) -> bool:
         """What the stage sent: ``{"index": i}`` (a button), ``{"values": [...]}`` (sliders),
