@@ -165,7 +165,7 @@ def test_reference_client_fields_are_accepted_when_they_match_the_episode(env):
 def test_unknown_game_and_bad_options_say_what_to_use(env):
     with pytest.raises(ClientError, match=r"unknown Atari game 'pongg'.*pong"):
         env.reset(game_name="pongg")
-    with pytest.raises(ClientError, match="rgb, grayscale, ram"):
+    with pytest.raises(ClientError, match="should be 'rgb', 'grayscale' or 'ram'"):
         env.reset(obs_type="hsv")
     with pytest.raises(ClientError, match=r"mode 9 does not exist in pong; available: \[0, 1\]"):
         env.reset(mode=9)

@@ -135,7 +135,7 @@ def test_connect4_bounds_the_search_depth() -> None:
     env = environment("connect4_env.server.environment", "Connect4Environment")
     refused(env, "depth=7: should be less than or equal to 6", opponent="search", depth=7)
     refused(env, "depth=0: should be greater than or equal to 1", opponent="search", depth=0)
-    refused(env, "opponent must be one of", opponent="stockfish")
+    refused(env, "should be 'random', 'search' or 'human'", opponent="stockfish")
     assert env.reset(seed=0, opponent="search", depth=6).legal_actions == list(range(7))
 
 

@@ -127,10 +127,10 @@ def test_moonfish_falls_back_to_our_engine_when_it_is_not_installed(env):
 
 def test_bad_reset_options_are_refused_with_the_accepted_values(env):
     for options, expected in [
-        ({"opponent": "stockfish"}, "moonfish, alphabeta, random, self"),
+        ({"opponent": "stockfish"}, "should be 'moonfish', 'alphabeta', 'random' or 'self'"),
         ({"opponent_depth": 9}, "opponent_depth"),
         ({"fen": "not a fen"}, "fen"),
-        ({"illegal_move": "ignore"}, "refuse, end"),
+        ({"illegal_move": "ignore"}, "should be 'refuse' or 'end'"),
     ]:
         with pytest.raises(ClientError) as err:
             env.reset(seed=0, **options)

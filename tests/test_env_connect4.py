@@ -104,5 +104,5 @@ def test_the_same_seed_gives_the_same_episode(env):
 
 
 def test_an_unknown_opponent_is_refused(env):
-    with pytest.raises(ClientError, match="random, search, human"):
+    with pytest.raises(ClientError, match="should be 'random', 'search' or 'human'"):
         env.reset(opponent="grandmaster")

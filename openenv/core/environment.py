@@ -313,16 +313,18 @@ def _jsonable(value: Any) -> Any:
 
 
 def _annotated(tp: Any) -> bool:
-    """Whether ``tp`` holds an ``Annotated[...]`` (bounds such as ``Field(ge=1, le=32)``)."""
-    return typing.get_origin(tp) is typing.Annotated or any(
-        _annotated(arg) for arg in typing.get_args(tp)
+    """Whether ``tp`` holds an ``Annotated[...]`` (bounds such as ``Field(ge=1, le=32)``) or a
+    ``Literal[...]`` (a drop-down's choices): what is checked before ``reset`` runs."""
+    return typing.get_origin(tp) in (typing.Annotated, typing.Literal) or any(
+        _annotated(arg) for arg in typing.get_args(tp) if not isinstance(arg, str | int | bool)
     )
 
 
 @_cached
 def _bounded_options(cls: type[Environment]) -> dict[str, Any]:
-    """The reset options whose annotation carries bounds, each with its pydantic validator:
-    the bounds a form shows are the bounds every caller gets (the wire, Python, the page)."""
+    """The reset options whose annotation carries bounds or choices, each with its pydantic
+    validator: the bounds a form shows are the bounds every caller gets (the wire, Python, the
+    page)."""
     try:
         hints = typing.get_type_hints(_reset_target(cls), include_extras=True)
     except Exception:  # annotations that do not resolve: nothing to check them by

@@ -251,7 +251,7 @@ def _type_hints(method: Callable[..., Any]) -> dict[str, Any]:
     import typing
 
     try:
-        return typing.get_type_hints(method)
+        return typing.get_type_hints(method, include_extras=True)  # keep Field(max_length=...)
     except (NameError, TypeError) as exc:
         raise TypeError(
             f"tool {method.__qualname__}: cannot resolve its type annotations ({exc}); "
