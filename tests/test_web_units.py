@@ -292,3 +292,13 @@ def test_the_step_log_names_a_move_by_its_button_and_leaves_out_unset_fields():
     back = parse_episode_jsonl(episode_jsonl(tab.episode.steps))
     assert back == tab.episode.steps
     assert "label" not in episode_jsonl(tab.episode.steps[1:])
+
+
+def test_a_tool_call_reads_as_a_call_in_the_step_log_and_a_failed_one_is_marked():
+    from openenv.web.episode.steps import action_text, step_error
+
+    call = {"type": "call_tool", "tool_name": "create_event", "arguments": {"summary": "Offsite"}}
+    assert action_text({"action": call}) == "create_event(summary='Offsite')"
+    failed = {"action": call, "observation": {"error": {"error_type": "invalid_args"}}}
+    assert step_error(failed) == "invalid_args" and step_error({"action": call}) is None
+    assert step_error({"observation": {"error": "boom"}}) == "boom"

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from openenv.web.episode.steps import action_text
+from openenv.web.episode.steps import action_text, step_error
 from openenv.web.episode.video import video_available
 from openenv.web.forms import FieldSpec
 from openenv.web.rewards.sparkline import reward_chart_svg
@@ -190,7 +190,7 @@ def _log(tab: WebTab) -> str:
     first = max(0, len(steps) - LOG_ROWS)
     rows = "".join(
         f'<tr class="oe-logrow" data-step="{i}" title="show step {i + 1} in Rewards">'
-        f"<td>{i + 1}</td><td>{html.escape(action_text(s))}</td>"
+        f"<td>{i + 1}</td><td>{html.escape(action_text(s))}{_failed(s)}</td>"
         f"<td>{_num(s['reward'])}</td><td>{'✔' if s['done'] else ''}</td></tr>"
         for i, s in reversed(list(enumerate(steps))[first:])
     )
@@ -199,6 +199,16 @@ def _log(tab: WebTab) -> str:
     return (
         '<div class="oe-log"><table><thead><tr><th>#</th><th>action</th><th>reward</th>'
         f"<th>done</th></tr></thead><tbody>{rows}{more}{empty}</tbody></table></div>"
+    )
+
+
+def _failed(step: dict[str, Any]) -> str:
+    """A mark after a step whose observation reports an error (a tool call that failed)."""
+    error = step_error(step)
+    if error is None:
+        return ""
+    return (
+        f' <span class="oe-failed" title="{html.escape(error)}">✗ {html.escape(error[:40])}</span>'
     )
 
 
