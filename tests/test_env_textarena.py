@@ -1,0 +1,216 @@
+"""TextArena over the wire: scripted wins, a built-in opponent, the game's own refusals,
+seeded replays, and games whose data is missing refused at reset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from textarena_env import TextArenaAction, TextArenaEnv
+from textarena_env.server import offline
+from textarena_env.server.environment import TextArenaEnvironment
+from textarena_env.server.games import GAME_IDS, GAMES, unwrapped
+from websockets.sync.client import connect
+
+from openenv.core import Board, ClientError, InvalidAction, Text
+from tests.conftest import env_fixtures
+
+url, env = env_fixtures("textarena_env.server.app:app", TextArenaEnv)
+HANOI_3 = ["[A C]", "[A B]", "[C B]", "[A C]", "[B A]", "[B C]", "[A C]"]
+
+
+def say(env, message: str):
+    return env.step(TextArenaAction(message=message))
+
+
+def secret_word(seed: int) -> str:
+    """The hidden word of a seeded Wordle, from a game played in this process."""
+    local = TextArenaEnvironment()
+    local.reset(seed=seed, env_id="Wordle-v0")
+    return unwrapped(local._game).state.game_state["secret_word"]
+
+
+def test_a_scripted_wordle_is_won_and_the_text_grows_at_the_end(env):
+    answer = secret_word(11)
+    first = env.reset(seed=11, env_id="Wordle-v0").observation
+    text = first.messages[0].content
+    assert "You are Playing Wordle" in text and first.prompt in text
+    assert first.messages[0].category == "MESSAGE" and first.messages[0].sender_id == -1
+    assert first.current_player_id == 0 and first.legal_players == [0]
+    guess = "crane" if answer != "crane" else "slate"
+    miss = say(env, guess)  # brackets are added when the message has none, as TextArena does
+    assert miss.reward == 0.0 and not miss.done
+    grown = miss.observation.messages[0].content
+    assert grown.startswith(text) and "Feedback" in grown[len(text) :]
+    win = say(env, f"[{answer}]")
+    assert win.done and win.reward == pytest.approx(1.0)
+    assert "Congratulations" in win.observation.messages[0].content
+    assert env.state().raw_state["done"] is True
+
+
+def test_the_hidden_word_is_not_in_the_state(env):
+    env.reset(seed=11, env_id="Wordle-v0")
+    state = env.state()
+    assert state.env_id == "Wordle-v0" and "secret_word" not in state.raw_state["game_state"]
+    assert secret_word(11) not in json.dumps(state.model_dump())
+
+
+def test_tower_of_hanoi_is_solved_in_seven_moves(env):
+    env.reset(seed=0, env_id="TowerOfHanoi-v0")
+    results = [say(env, move) for move in HANOI_3]
+    assert [r.done for r in results] == [False] * 6 + [True]
+    assert results[-1].reward == pytest.approx(1.0)
+    assert env.state().raw_state["game_state"]["towers"]["C"] == [3, 2, 1]
+
+
+def test_a_move_the_game_refuses_gets_its_own_response_and_the_game_goes_on(env):
+    env.reset(seed=0, env_id="TowerOfHanoi-v0")
+    refused = say(env, "[B C]")  # peg B is empty
+    assert not refused.done and refused.reward == 0.0
+    assert "You attempted an invalid move" in refused.observation.messages[0].content
+    assert env.state().raw_state["game_state"]["towers"]["A"] == [3, 2, 1]
+    moved = say(env, "[A C]")
+    assert not moved.done and env.state().raw_state["game_state"]["towers"]["C"] == [1]
+
+
+def test_two_refused_moves_in_a_row_end_the_game_as_textarena_rules(env):
+    env.reset(seed=0, env_id="Wordle-v0")
+    assert not say(env, "[zz]").done
+    ended = say(env, "[qq]")
+    assert ended.done and "Invalid Move" in ended.observation.messages[0].content
+
+
+def test_tic_tac_toe_against_the_built_in_opponent(env):
+    first = env.reset(seed=5, env_id="TicTacToe-v0").observation
+    assert first.legal_players == [0, 1] and first.current_player_id == 0
+    step = say(env, "[4]")
+    board = env.state().raw_state["game_state"]["board"]
+    assert board[1][1] == "O" and sum(cell == "X" for row in board for cell in row) == 1
+    assert (
+        step.observation.current_player_id == 0
+        and "Player 1" in step.observation.messages[0].content
+    )
+    while not step.done:  # play the first free cell until the game ends
+        board = env.state().raw_state["game_state"]["board"]
+        free = next(r * 3 + c for r in range(3) for c in range(3) if board[r][c] == "")
+        step = say(env, f"[{free}]")
+    assert step.reward in (-1.0, 0.0, 1.0)
+
+
+def test_the_heuristic_opponent_blocks_and_wins_at_connect_four(env):
+    env.reset(seed=1, env_id="ConnectFour-v0")
+    for _ in range(2):
+        say(env, "[col 0]")
+    third = say(env, "[col 0]")  # three in column 0: the opponent must block on top
+    board = env.state().raw_state["game_state"]["board"]
+    column = [row[0] for row in board]
+    assert not third.done and column.count("X") == 3 and column[2] == "O"
+
+
+def test_the_same_seed_replays_the_same_game(env):
+    def play() -> str:
+        env.reset(seed=42, env_id="Minesweeper-v0")
+        say(env, "[3 4]")
+        return say(env, "[0 0]").observation.messages[0].content
+
+    assert play() == play()
+
+
+def test_a_wrong_type_or_an_overlong_message_is_refused_and_the_session_goes_on(url):
+    with connect(url.replace("http", "ws", 1) + "/ws") as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"seed": 0, "env_id": "TowerOfHanoi-v0"}}))
+        assert json.loads(ws.recv())["type"] == "observation"
+        for bad in (123, "x" * 1001):
+            ws.send(json.dumps({"type": "step", "data": {"message": bad}}))
+            reply = json.loads(ws.recv())
+            assert reply["type"] == "error" and reply["data"]["code"] == "VALIDATION_ERROR"
+        ws.send(json.dumps({"type": "step", "data": {"message": "[A C]"}}))
+        reply = json.loads(ws.recv())
+        assert reply["type"] == "observation" and "moved disk 1" in json.dumps(reply)
+
+
+def test_an_unknown_game_is_refused_with_the_offered_ones(env):
+    with pytest.raises(ClientError) as refused:
+        env.reset(env_id="Chess-v0")
+    assert refused.value.server_code == "VALIDATION_ERROR" and "Wordle-v0" in refused.value.message
+
+
+def test_a_game_whose_data_is_missing_is_refused_at_reset(env, monkeypatch):
+    monkeypatch.setattr(offline, "_present", lambda resource: False)
+    with pytest.raises(ClientError) as refused:
+        env.reset(env_id="Hangman-v0")
+    assert refused.value.server_code == "VALIDATION_ERROR"
+    assert "words" in refused.value.message and "never downloads" in refused.value.message
+    env.reset(env_id="Sudoku-v0")  # games without data still start
+
+
+def test_nltk_never_downloads():
+    offline.textarena()
+    import nltk
+
+    assert nltk.download is offline.offline_download
+    assert offline.offline_download("words") and not offline.offline_download("punkt")
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_every_offered_game_resets_steps_and_draws(env_id):
+    local = TextArenaEnvironment()
+    first = local.reset(seed=0, env_id=env_id)
+    assert first.prompt and first.messages[0].content.startswith("\n[GAME]")
+    step = local.step(TextArenaAction(message=GAMES[env_id].example or "[0]"))
+    assert step.messages[0].content.startswith(first.messages[0].content)
+    assert isinstance(local.render(), Board | Text)
+    json.dumps(local.state.model_dump())
+
+
+def test_minesweeper_cells_and_tic_tac_toe_squares_are_clickable():
+    local = TextArenaEnvironment()
+    local.reset(seed=0, env_id="Minesweeper-v0-small")
+    board = local.render()
+    assert board.cell_action(2, 3) == {"message": "[2 3]"}
+    local.reset(seed=0, env_id="TicTacToe-v0")
+    local.step(TextArenaAction(message="[4]"))
+    board = local.render()
+    with pytest.raises(ValueError):
+        board.cell_action(1, 1)  # taken
+    board = local.state.raw_state["game_state"]["board"]
+    free = [n for n in range(9) if board[n // 3][n % 3] == ""]
+    assert len(free) == 7 and [c.action for c in local.legal_actions()] == [
+        {"message": f"[{n}]"} for n in free
+    ]
+
+
+def test_a_direct_reset_with_missing_data_raises_invalid_action(monkeypatch):
+    monkeypatch.setattr(offline, "_present", lambda resource: False)
+    with pytest.raises(InvalidAction, match="Wordle-v0 cannot start"):
+        TextArenaEnvironment().reset(env_id="Wordle-v0")
+
+
+def test_hangman_is_won_by_guessing_the_word(env):
+    local = TextArenaEnvironment()
+    local.reset(seed=3, env_id="Hangman-v0")
+    word = unwrapped(local._game).state.game_state["target_word"]
+    env.reset(seed=3, env_id="Hangman-v0")
+    missing = next(ch for ch in "qzxjkvwy" if ch not in word.lower())
+    assert not say(env, f"[{missing}]").done
+    win = say(env, f"[{word}]")
+    assert win.done and win.reward == pytest.approx(1.0)
+
+
+def test_interleaved_sessions_replay_exactly_as_when_played_alone():
+    def moves(env: TextArenaEnvironment) -> str:
+        return env.step(TextArenaAction(message="[col 3]")).messages[0].content
+
+    alone = {}
+    for seed in (1, 2):
+        solo = TextArenaEnvironment()
+        solo.reset(seed=seed, env_id="ConnectFour-v0", opponent="random")
+        alone[seed] = [moves(solo) for _ in range(3)]
+    a, b = TextArenaEnvironment(), TextArenaEnvironment()
+    a.reset(seed=1, env_id="ConnectFour-v0", opponent="random")
+    b.reset(seed=2, env_id="ConnectFour-v0", opponent="random")
+    together: dict[int, list[str]] = {1: [], 2: []}
+    for _ in range(3):
+        together[2].append(moves(b))
+        together[1].append(moves(a))
+    assert together == alone
