@@ -9,6 +9,11 @@ missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"  # browser tests
 command -v openssl >/dev/null 2>&1 || missing="$missing openssl"  # a test certificate for wss://
 command -v curl >/dev/null 2>&1 || missing="$missing curl"  # the docs' shell snippets (test_seed_snippets.py)
+command -v git >/dev/null 2>&1 || missing="$missing git"  # git_env's repositories
+# jupyter_env's kernels, when the server runs as root: the sandbox's own uid cannot read a
+# Python under /root (pyenv), so kernels run on Debian's Python with Debian's packages.
+/usr/bin/python3 -c "import ipykernel, matplotlib, pandas" >/dev/null 2>&1 \
+  || missing="$missing python3-ipykernel python3-matplotlib python3-pandas"
 if [ -n "$missing" ]; then
   echo "== installing Debian's$missing"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

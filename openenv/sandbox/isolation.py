@@ -8,7 +8,7 @@ starting the launcher once, as a sandbox would, and looking at what the code got
 namespaces cannot be made, no code runs (:class:`SandboxUnavailable` says why and how to allow
 them) unless the operator set ``CODING_ALLOW_UNISOLATED=on``; likewise for the network unless
 ``CODING_NETWORK=on``. :func:`launch_command` is the launcher's command line that every sandbox
-interpreter starts behind.
+process starts behind (the REPL runner, or a program spawned in a sandbox: a Jupyter kernel).
 """
 
 from __future__ import annotations
@@ -190,11 +190,17 @@ def _warn_unisolated(reason: str) -> None:
 
 
 def launch_command(
-    python: str, uid: int | None, network: bool, private: dict | None = None
+    python: str,
+    uid: int | None,
+    network: bool,
+    private: dict | None = None,
+    rlimits: dict[str, int] | None = None,
 ) -> list[str]:
     """The launcher's command line; the program to exec follows it. ``private``: None (no
-    mount, IPC and PID namespaces) or ``{"workdir": path, "tmp_mb": size}``."""
-    options = json.dumps({"uid": uid, "network": network, "private": private})
+    mount, IPC and PID namespaces) or ``{"workdir": path, "tmp_mb": size}``; ``rlimits``:
+    None (the program sets its own, as the REPL runner does) or the limits the launcher sets
+    before it execs the program (see ``launcher.py``)."""
+    options = json.dumps({"uid": uid, "network": network, "private": private, "rlimits": rlimits})
     return [python, "-I", "-c", LAUNCHER_SOURCE, options]
 
 

@@ -1,10 +1,15 @@
-"""The first stage of a coding_env sandbox: namespaces, private mounts, drop root, exec the runner.
+"""The first stage of a sandbox: namespaces, private mounts, drop root, exec the program.
 
 Not imported by the server: :mod:`openenv.sandbox.sandbox` runs this file's source with
 ``python -I -c <source> <options json> <program> <args>...``. Options: ``uid`` (the sandbox's
-uid when the server runs as root, else null), ``network`` (false: no network) and ``private``
-(null, or ``{"workdir": path, "tmp_mb": n}``: the sandbox gets the namespaces below). Standard
-library only, so any Python 3.8+ interpreter can run it.
+uid when the server runs as root, else null), ``network`` (false: no network), ``private``
+(null, or ``{"workdir": path, "tmp_mb": n}``: the sandbox gets the namespaces below) and
+``rlimits`` (optional: null, or resource limits by name, ``{"as": bytes, "fsize": bytes,
+"nproc": n, "nofile": n, "cpu": seconds}``, set just before the program is exec'd, with no core
+dumps and ``SIGXFSZ`` ignored; the REPL runner sets its own, so it is started without them,
+while a program that cannot, such as a Jupyter kernel, is started with them). The program is
+``runner.py`` (the REPL) or any other program a sandbox spawns. Standard library only, so any
+Python 3.8+ interpreter can run it.
 
 With ``private``, the code gets namespaces of its own, made in one of two ways, tried in order:
 
@@ -250,7 +255,7 @@ def remount(point, readonly):
 # -- processes ----------------------------------------------------------------------------------
 
 
-def run_in_pid_namespace(uid, program):
+def run_in_pid_namespace(uid, program, rlimits=None):
     """Fork PID 1 of a new PID namespace, which forks the runner; end as the runner ends."""
     unshare(CLONE_NEWPID, "unshare(CLONE_NEWPID)")
     status_r, status_w = os.pipe()
@@ -258,7 +263,7 @@ def run_in_pid_namespace(uid, program):
     if init == 0:
         os.close(status_r)
         try:
-            be_init(uid, program, status_w)
+            be_init(uid, program, status_w, rlimits)
         except OSError as exc:
             fail(exc)
         os._exit(EXIT_FAILED)
@@ -272,7 +277,7 @@ def run_in_pid_namespace(uid, program):
     end_like(int(reported) if reported else init_status)
 
 
-def be_init(uid, program, status_w):
+def be_init(uid, program, status_w, rlimits=None):
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     if uid is not None:
         drop_root(uid)
@@ -281,7 +286,7 @@ def be_init(uid, program, status_w):
     runner = os.fork()
     if runner == 0:
         try:
-            os.execv(program[0], program)
+            exec_program(program, rlimits)
         except OSError as exc:
             fail(exc)
         os._exit(EXIT_FAILED)
@@ -310,6 +315,27 @@ def end_like(status):
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else EXIT_FAILED)
 
 
+RLIMITS = {
+    "as": resource.RLIMIT_AS,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nproc": resource.RLIMIT_NPROC,
+    "nofile": resource.RLIMIT_NOFILE,
+    "cpu": resource.RLIMIT_CPU,
+}
+
+
+def exec_program(program, rlimits):
+    """Exec ``program`` (argv), under ``rlimits`` (see the module doc) when given."""
+    if rlimits:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-big write fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for name, value in rlimits.items():
+            _, hard = resource.getrlimit(RLIMITS[name])
+            value = int(value) if hard == resource.RLIM_INFINITY else min(int(value), hard)
+            resource.setrlimit(RLIMITS[name], (value, value))
+    os.execv(program[0], program)
+
+
 def fail(exc):
     print(f"sandbox: could not isolate the code: {exc.strerror}", file=sys.stderr, flush=True)
     os._exit(EXIT_FAILED)
@@ -319,14 +345,15 @@ def main():
     options = json.loads(sys.argv[1])
     program = sys.argv[2:]
     uid, network, private = options["uid"], options["network"], options.get("private")
+    rlimits = options.get("rlimits")
     try:
         how = None if network and not private else enter_namespaces(uid, network, private)
         if not private:
             if uid is not None and how != "user":
                 drop_root(uid)
-            os.execv(program[0], program)
+            exec_program(program, rlimits)
         private_mounts(private["workdir"], private["tmp_mb"])
-        run_in_pid_namespace(uid if how == "root" else None, program)
+        run_in_pid_namespace(uid if how == "root" else None, program, rlimits)
     except OSError as exc:
         fail(exc)
 

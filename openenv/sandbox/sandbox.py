@@ -1,8 +1,17 @@
-"""A sandboxed, persistent Python process per episode of coding_env.
+"""A sandboxed, persistent Python process per episode of coding_env (and the other envs that
+run code: repl_env, jupyter_env).
 
 The code never runs in the server process. :class:`Sandbox` starts ``runner.py`` in a child
 process on first use (a fresh one after every reset) and talks to it over two pipes, so
-variables persist between the steps of an episode. The child gets:
+variables persist between the steps of an episode. Or it starts another program of the
+caller's under the same launcher, namespaces, user and limits (:meth:`Sandbox.spawn`, added for
+jupyter_env's kernels): :meth:`Sandbox.prepare` makes the working directory first, so the
+caller can write a connection file there (``spawn(files=...)``, owned by the sandbox's user)
+and talk to the program over Unix sockets in it, the one directory both sides see (a network
+namespace cannot reach the host's loopback TCP). A spawned program lives until
+:meth:`Sandbox.close`, which kills all its processes; the launcher sets its rlimits (the
+runner sets its own), and the caller enforces its deadlines (jupyter_env interrupts, then
+restarts, a kernel past its time). The child gets:
 
 * its own private working directory (also ``$HOME`` and ``$TMPDIR``), removed at close;
 * a clean environment: ``PATH``, ``HOME``, ``TMPDIR`` and a locale, nothing from the server;
@@ -65,6 +74,7 @@ from pathlib import Path
 
 from openenv.sandbox.isolation import (
     SAFE_PATH,
+    Isolation,
     SandboxUnavailable,
     isolation,
     launch_command,
@@ -135,7 +145,11 @@ class RunResult:
 
 
 class Sandbox:
-    """One persistent interpreter in its own process; ``run(code)`` executes a cell."""
+    """One persistent interpreter in its own process; ``run(code)`` executes a cell.
+
+    Or, instead of the REPL, one long-lived program of the caller's (``spawn``): a Jupyter
+    kernel, say, that the caller talks to over Unix sockets in :attr:`workdir`.
+    """
 
     def __init__(self, limits: SandboxLimits | None = None) -> None:
         self.limits = limits or SandboxLimits.from_env()
@@ -143,13 +157,81 @@ class Sandbox:
         self._workdir: str | None = None
         self._uid: int | None = None
         self._cmd = self._res = -1
+        self._spawned = False
 
     @property
     def workdir(self) -> str | None:
         return self._workdir
 
+    @property
+    def python(self) -> str:
+        """The interpreter that runs code in sandboxes on this machine (an absolute path)."""
+        how = isolation(network=self.limits.network, allow_unisolated=self.limits.allow_unisolated)
+        return how.python
+
+    @property
+    def alive(self) -> bool:
+        """Whether the sandbox's process (REPL or spawned program) is running."""
+        proc = self._proc  # read once: close() may run in another thread
+        return proc is not None and proc.poll() is None
+
+    def prepare(self) -> str:
+        """Make the working directory (owned by the sandbox's user) without starting anything,
+        so a caller can name paths in it; return it. Raises :class:`SandboxUnavailable`."""
+        self._prepare()
+        assert self._workdir is not None
+        return self._workdir
+
+    def spawn(
+        self,
+        program: list[str],
+        *,
+        files: Mapping[str, bytes] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Start ``program`` (an argv, ``program[0]`` an absolute path: :attr:`python`, say) in
+        the sandbox instead of the REPL, with the same namespaces, user and limits.
+
+        The launcher sets the limits (address space, file size, processes, 256 open files, the
+        episode's CPU budget) just before the program starts; there is no per-run CPU or
+        wall-clock limit, since the sandbox does not know what a run is: the caller enforces
+        its own deadlines and ends the program with :meth:`close`, which kills every process
+        of the sandbox. ``files`` (names relative to the working directory, no subdirectory)
+        are written there first, readable by the sandbox's user alone; ``env`` adds variables
+        to the clean environment (``PATH``, ``HOME``, ``TMPDIR`` and the locale stay as set).
+        """
+        if self._proc is not None:
+            raise RuntimeError("this sandbox is already running a process; close() it first")
+        workdir = self.prepare()
+        for name, data in (files or {}).items():
+            self._write_file(workdir, name, data)
+        lim = self.limits
+        rlimits = {
+            "as": lim.memory_mb * 2**20,
+            "fsize": lim.file_size_mb * 2**20,
+            "nofile": 256,
+            "cpu": lim.cpu_budget_s,
+        }
+        self._spawned = True
+        self._launch(lambda python: list(program), rlimits=rlimits, env=env)
+
+    def _write_file(self, workdir: str, name: str, data: bytes) -> None:
+        if not name or "/" in name or name in (".", ".."):
+            raise ValueError(f"a sandbox file name must be a plain name, got {name!r}")
+        path = os.path.join(workdir, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            if self._uid is not None:
+                os.fchown(fd, self._uid, self._uid)
+            with os.fdopen(fd, "wb", closefd=False) as f:
+                f.write(data)
+        finally:
+            os.close(fd)
+
     def run(self, code: str) -> RunResult:
         """Execute ``code`` in the sandbox's namespace and return its output and exit code."""
+        if self._spawned:
+            raise RuntimeError("this sandbox runs a spawned program; run() drives the REPL only")
         if len(code.encode("utf-8")) > MAX_CODE_BYTES:
             return RunResult("", f"sandbox: code longer than {MAX_CODE_BYTES} bytes", 1)
         if self._proc is None:
@@ -180,45 +262,91 @@ class Sandbox:
         if self._uid is not None:
             _UIDS_IN_USE.discard(self._uid)
             self._uid = None
+        self._spawned = False
 
     # -- starting ---------------------------------------------------------------------------
 
     def _start(self) -> None:
-        how = isolation(network=self.limits.network, allow_unisolated=self.limits.allow_unisolated)
-        self._workdir = tempfile.mkdtemp(prefix="openenv-code-")
+        self._prepare()  # may raise SandboxUnavailable: before any pipe is made
         cmd_r, self._cmd = os.pipe()
         self._res, res_w = os.pipe()
+        try:
+            self._launch(
+                lambda python: [
+                    python,
+                    "-I",
+                    "-X",
+                    "utf8",
+                    "-c",
+                    RUNNER_SOURCE,
+                    str(cmd_r),
+                    str(res_w),
+                ],
+                pass_fds=(cmd_r, res_w),
+                limits_arg=True,
+            )
+        finally:
+            os.close(cmd_r)
+            os.close(res_w)
+
+    def _prepare(self) -> Isolation:
+        how = isolation(network=self.limits.network, allow_unisolated=self.limits.allow_unisolated)
+        if self._workdir is None:
+            self._workdir = tempfile.mkdtemp(prefix="openenv-code-")
+            if how.users == "uid":
+                self._uid = _allocate_uid()
+                os.chown(self._workdir, self._uid, self._uid)
+        return how
+
+    def _launch(
+        self,
+        program: Callable[[str], list[str]],
+        *,
+        pass_fds: tuple[int, ...] = (),
+        limits_arg: bool = False,
+        rlimits: dict[str, int] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Start ``program(python)`` behind the launcher, in the working directory.
+
+        ``limits_arg``: append the limits as JSON (what the REPL runner reads, to set its own
+        rlimits); ``rlimits``: let the launcher set them before the program starts instead."""
+        how = self._prepare()
+        assert self._workdir is not None
         nproc = self.limits.processes
         private = None
         if how.private:  # the launcher and PID 1 of the sandbox's namespace count too
             nproc += 2
             private = {"workdir": self._workdir, "tmp_mb": self.limits.tmp_mb}
-        if how.users == "uid":
-            self._uid = _allocate_uid()
-            os.chown(self._workdir, self._uid, self._uid)
-        else:
+        if how.users != "uid":
             nproc += len(_pids(lambda pid, uid, pgrp: uid == os.getuid()))
             _protect_server_process()
-        limits = json.dumps(
-            {**asdict(self.limits), "nproc": nproc, "mode": how.users, "own_pids": how.private}
-        )
-        runner = [how.python, "-I", "-X", "utf8", "-c", RUNNER_SOURCE, str(cmd_r), str(res_w)]
-        launcher = launch_command(how.python, self._uid, self.limits.network, private)
-        try:
-            self._proc = subprocess.Popen(
-                [*launcher, *runner, limits],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                pass_fds=(cmd_r, res_w),
-                cwd=self._workdir,
-                env=_clean_environment(self._workdir),
-                start_new_session=True,
-                umask=0o077,
+        argv = program(how.python)
+        if limits_arg:
+            argv.append(
+                json.dumps(
+                    {
+                        **asdict(self.limits),
+                        "nproc": nproc,
+                        "mode": how.users,
+                        "own_pids": how.private,
+                    }
+                )
             )
-        finally:
-            os.close(cmd_r)
-            os.close(res_w)
+        if rlimits is not None:
+            rlimits = {**rlimits, "nproc": nproc}
+        launcher = launch_command(how.python, self._uid, self.limits.network, private, rlimits)
+        self._proc = subprocess.Popen(
+            [*launcher, *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=pass_fds,
+            cwd=self._workdir,
+            env={**(env or {}), **_clean_environment(self._workdir)},
+            start_new_session=True,
+            umask=0o077,
+        )
 
     # -- talking ------------------------------------------------------------------------------
 
