@@ -27,6 +27,12 @@ echo "== installing the project and its test dependencies"
 # only for "torch>=2.4", which pip alone would resolve to a CUDA build (gigabytes to download).
 python3 -m pip install -q --disable-pip-version-check "torch==2.13.0"
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
+# browsergym_env's packages pin playwright==1.44, older than the browser tests' Playwright: the
+# three are added without their pins (their other needs are listed here; they run with ours).
+python3 -m pip install -q --disable-pip-version-check --no-deps \
+  "browsergym-core==0.14.3" "browsergym-miniwob==0.14.3" "miniwob==1.1.0"
+python3 -m pip install -q --disable-pip-version-check \
+  "beautifulsoup4>=4.12" "lxml>=4.9,<6" "pyparsing>=3" "gymnasium>=0.29" "numpy>=1.26" "pillow>=10"
 
 echo "== ruff"
 python3 -m ruff check .
