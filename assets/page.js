@@ -66,6 +66,8 @@ if (!api.copyInstalled) {
 const held = () =>
   api.hold && element.querySelector(".oe-sliders") ? sliderValues(element) : null;
 api.call = (route, payload) => api.stage.call(route, payload);
-api.play = (steps, fps) => api.stage.play(steps, fps, held).then(refreshPanels);
+api.play = (steps, fps, agent = false) =>
+  api.stage.play(steps, fps, held, Boolean(agent)).then(refreshPanels);
+api.setReplies = (on) => api.stage.setReplies(on);
 api.stop = () => api.stage.stop();
 api.isPlaying = () => api.stage.isPlaying();

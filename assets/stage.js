@@ -65,6 +65,7 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
   let waiting = 0;
   let playing = false;
   let live = true;
+  let replies = false;  // the server's agent answers each of the visitor's moves
 
   const tab = () => root.querySelector("[data-tab]")?.dataset.tab || "";
   const shown = () => Number(root.querySelector(".oe-stage")?.dataset.version ?? -1);
@@ -135,7 +136,11 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     return queue;
   };
 
-  const act = (payload) => call("act", payload);
+  // A move while autoplay (random or the agent) plays takes over: play stops, the move is made.
+  const act = (payload) => {
+    playing = false;
+    return call("act", replies ? { ...payload, reply: true } : payload);
+  };
 
   // ⬇ MP4 / GIF: fetched here so a long encode shows its progress bar (polled), then saved.
   const exportVideo = async (link) => {
@@ -229,14 +234,14 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     const frame = event.target.closest && event.target.closest("img.oe-frame[data-click]");
     if (frame) {
       const point = framePixel(frame, event);
-      if (point && !playing) act({ point });
+      if (point) act({ point });
       return;
     }
     const button = event.target.closest && event.target.closest("button");
     if (!button || button.disabled) return;
     if (button.matches(".oe-act")) act({ index: Number(button.dataset.i) });
     else if (button.matches(".oe-cell-act")) {
-      if (!playing) act({ cell: [Number(button.dataset.r), Number(button.dataset.c)] });
+      act({ cell: [Number(button.dataset.r), Number(button.dataset.c)] });
     }
     else if (button.matches(".oe-slide")) act({ values: sliderValues(root) });
     else if (button.matches(".oe-slide-start")) {
@@ -268,7 +273,7 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
       if (event.key === "Tab" || event.ctrlKey || event.metaKey || MODIFIERS.has(event.key)) return;
       event.preventDefault();
       event.stopPropagation();
-      if (!playing) act({ key: event.key });
+      act({ key: event.key });
       return;
     }
     if (event.key !== "Enter") return;
@@ -289,14 +294,14 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     const button = actionButtonFor(root, event.key);
     if (!button) return;
     event.preventDefault();
-    if (button.disabled || playing || (event.repeat && waiting)) return;
+    if (button.disabled || (event.repeat && waiting)) return;
     act({ index: Number(button.dataset.i) });
   };
   document.addEventListener("keydown", onKey);
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   // `hold()`: the slider values autoplay sends instead of random ones (null: random).
-  const play = async (steps, fps, hold = () => null) => {
+  const play = async (steps, fps, hold = () => null, agent = false) => {
     if (playing) return;
     playing = true;
     document.body.classList.add("oe-playing");
@@ -306,7 +311,7 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
       for (let n = 0; playing && (limit === 0 || n < limit); n++) {
         const started = performance.now();
         const values = hold();
-        const answer = await call("autoplay", values ? { values } : {});
+        const answer = await call("autoplay", agent ? { agent: true } : values ? { values } : {});
         if (!answer || !answer.ok || answer.done) break;
         const wait = interval - (performance.now() - started);
         if (wait > 1) await sleep(wait);
@@ -323,6 +328,7 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     act,
     play,
     stop: () => { playing = false; },
+    setReplies: (on) => { replies = Boolean(on); },
     isPlaying: () => playing,
     busy: () => waiting > 0,
     idle: () => queue,

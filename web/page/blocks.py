@@ -145,9 +145,23 @@ class _Page:
                 sorted({"2", "5", "10", "30", "60", fps}, key=float), value=fps,
                 label="steps per second", elem_id="oe-play-fps",
             )  # fmt: skip
+            self.play_agent = gr.Checkbox(
+                False, label=f"🤖 the agent plays ({self._agent_name()})", elem_id="oe-play-agent",
+                info="instead of random actions; any move of yours takes over",
+            )  # fmt: skip
+            self.agent_replies = gr.Checkbox(
+                False, label="🤖 the agent answers each of my moves", elem_id="oe-agent-replies",
+                info="two-player games with a second player (opponent: human, self)",
+            )  # fmt: skip
             with gr.Row():
                 self.play_btn = gr.Button("▶ Play", elem_id="oe-play", min_width=60)
                 self.stop_btn = gr.Button("■ Stop", elem_id="oe-stop", min_width=60)
+
+    def _agent_name(self) -> str:
+        try:
+            return self.controller.agent.name
+        except Exception as exc:  # the operator's OPENENV_AGENT: said on the page, not fatal
+            return f"not set up: {exc}"
 
     def stage_component(self) -> None:
         # The stage script calls the stage routes itself (one API with the fast shell); Gradio
@@ -188,8 +202,12 @@ class _Page:
             **fast,
         )
         self.play_btn.click(
-            None, [self.play_steps, self.play_fps], None,
-            js="(steps, fps) => { window.openenvPlayground.play(steps, fps); }",
+            None, [self.play_steps, self.play_fps, self.play_agent], None,
+            js="(steps, fps, agent) => { window.openenvPlayground.play(steps, fps, agent); }",
+        )  # fmt: skip
+        self.agent_replies.change(
+            None, [self.agent_replies], None,
+            js="(on) => { window.openenvPlayground.setReplies(on); }",
         )  # fmt: skip
         self.stop_btn.click(None, None, None, js="() => { window.openenvPlayground.stop(); }")
 

@@ -11,6 +11,8 @@ script (``assets/stage.js``), for the fast shell and the Gradio page alike.
   the action typed on the stage.
 - ``POST {path}/stage/autoplay`` ``{"tab", "values"?}``: one random step (or the held sliders'
   values); answers only the view and the counters (``quick``) while the episode goes on.
+  ``{"tab", "agent": true}``: one step chosen by the server's agent (:mod:`openenv.web.agents`);
+  ``act`` with ``"reply": true`` lets the agent answer the visitor's move (two-player games).
 - ``POST {path}/stage/redraw`` ``{"tab"}``: the stage as it stands.
 - ``POST {path}/stage/replay`` ``{"tab", "episode": token}``: reset and replay the episode of
   a shared link (:mod:`openenv.web.episode.share`); the visitor goes on from there.
@@ -57,10 +59,16 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
         return answer(controller, tab, await controller.reset(tab, {}))
 
     async def act(tab: WebTab, data: dict[str, Any]) -> Answer:
-        return answer(controller, tab, await controller.press(tab, data))
+        ok = await controller.press(tab, data)
+        if ok and data.get("reply") is True and not tab.done:  # the agent answers the move
+            ok = await controller.agent_step(tab)
+        return answer(controller, tab, ok)
 
     async def autoplay(tab: WebTab, data: dict[str, Any]) -> Answer:
-        ok = await controller.random_step(tab, data.get("values"))
+        if data.get("agent") is True:
+            ok = await controller.agent_step(tab)
+        else:
+            ok = await controller.random_step(tab, data.get("values"))
         if not ok or tab.done:
             return answer(controller, tab, ok)
         return {"ok": True, "done": False, "quick": quick_update(tab)}

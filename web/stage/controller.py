@@ -26,9 +26,10 @@ from openenv.core.views import ActionChoice, Board, Frame
 from openenv.server.context import ServerContext
 from openenv.server.sessions import SessionManager
 from openenv.web import forms
+from openenv.web.agents import Agent, AgentError, agent_from_env
 from openenv.web.drawing import picture, to_html
 from openenv.web.episode.share import ShareError, read_token
-from openenv.web.episode.steps import set_fields
+from openenv.web.episode.steps import action_text, set_fields
 from openenv.web.stage import messages
 from openenv.web.stage.html import stage_html
 from openenv.web.stage.tabs import Episode, TabRegistry, WebTab
@@ -46,6 +47,15 @@ class Controller:
         self.tabs = TabRegistry()
         # An action typed on the stage itself (a word, a number), when the action is one.
         self.typed = forms.stage_fields(ctx.action_cls)
+        self._agent: Agent | None = None
+
+    @property
+    def agent(self) -> Agent:
+        """The agent the operator configured (``OPENENV_AGENT``: :mod:`openenv.web.agents`);
+        ValueError when the settings are wrong."""
+        if self._agent is None:
+            self._agent = agent_from_env()
+        return self._agent
 
     @property
     def manager(self) -> SessionManager:
@@ -305,6 +315,22 @@ class Controller:
             return False
         choice = random.choice(shows.legal)
         return await self.step(tab, _action_dict(choice), choice.label)
+
+    async def agent_step(self, tab: WebTab) -> bool:
+        """One move chosen by the server's agent (autoplay with 🤖, or its answer to the
+        visitor's move in a two-player game); its step is logged with a 🤖."""
+        try:
+            agent = self.agent
+            move = await agent.choose(dict(tab.episode.observation), list(tab.shows.legal))
+        except (ValueError, AgentError) as exc:
+            self._say(tab, messages.agent_failed(str(exc)), "error")
+            return False
+        if move.index is not None:
+            choice = tab.shows.legal[move.index]
+            return await self.step(tab, _action_dict(choice), f"🤖 {choice.label}")
+        payload = move.action or {}
+        label = _label_of(payload, tab.shows.legal)
+        return await self.step(tab, payload, f"🤖 {label or action_text({'action': payload})}")
 
     def _choice(self, tab: WebTab, index: Any) -> ActionChoice | None:
         legal = tab.shows.legal

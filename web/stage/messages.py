@@ -74,3 +74,7 @@ def replay_too_long(steps: int, limit: int) -> str:
 
 def bad_link(detail: str) -> str:
     return f"This link's episode cannot be replayed: {detail}."
+
+
+def agent_failed(detail: str) -> str:
+    return f"The agent could not move: {detail}. Play on yourself, or try again."

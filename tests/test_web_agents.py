@@ -1,0 +1,122 @@
+"""Agents in the playground: the server's agent (random, a Python policy, an OpenAI-compatible
+chat endpoint: chosen by environment variables, never by the page) plays autoplay steps and
+answers the visitor's moves in a two-player game; its failures are said and the tab plays on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from connect4_env.server.environment import Connect4Environment
+from fastapi.testclient import TestClient
+
+from openenv.server import create_app
+from openenv.web.agents import (
+    ChatAgent,
+    PolicyAgent,
+    RandomAgent,
+    agent_from_env,
+)
+from tests.agent_apps import chat
+from tests.servers import served
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    with served(chat) as url:
+        yield url + "/v1"
+
+
+def playground(monkeypatch, **environ: str) -> TestClient:
+    for name in ("OPENENV_AGENT", "OPENENV_AGENT_URL", "OPENENV_AGENT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    return TestClient(create_app(Connect4Environment))
+
+
+def hot_seat(client: TestClient) -> str:
+    """A tab playing Connect Four with a second player (the agent can be that player)."""
+    tab = client.post("/web/stage/open", json={}).json()["tab"]
+    controller = client.app.state.openenv.web["controller"]
+    assert client.portal is not None  # the app's own event loop, as a request would use
+    client.portal.call(controller.reset, controller.tabs.by_key(tab), {"opponent": "human"})
+    return tab
+
+
+def steps(client: TestClient, tab: str) -> list[dict]:
+    return client.app.state.openenv.web["controller"].tabs.by_key(tab).episode.steps
+
+
+def test_the_agent_comes_from_the_environment_never_the_page(monkeypatch):
+    assert isinstance(agent_from_env({}), RandomAgent)
+    assert isinstance(agent_from_env({"OPENENV_AGENT": "tests.agent_apps:leftmost"}), PolicyAgent)
+    chat_agent = agent_from_env(
+        {"OPENENV_AGENT": "openai", "OPENENV_AGENT_URL": "http://x/v1", "OPENENV_AGENT_MODEL": "m"}
+    )
+    assert isinstance(chat_agent, ChatAgent) and chat_agent.url == "http://x/v1/chat/completions"
+    for bad, reason in (
+        ({"OPENENV_AGENT": "openai"}, "needs OPENENV_AGENT_URL"),
+        ({"OPENENV_AGENT": "nocolon"}, "random, openai or module:function"),
+        ({"OPENENV_AGENT": "tests.agent_apps:ASKED"}, "is not a function"),
+    ):
+        with pytest.raises(ValueError, match=reason):
+            agent_from_env(bad)
+
+
+def test_a_policy_answers_each_move_of_the_visitor(monkeypatch):
+    with playground(monkeypatch, OPENENV_AGENT="tests.agent_apps:leftmost") as client:
+        tab = hot_seat(client)
+        answer = client.post("/web/stage/act", json={"tab": tab, "index": 3, "reply": True}).json()
+        assert answer["ok"], answer
+        labels = [s["label"] for s in steps(client, tab)]
+        assert len(labels) == 2 and labels[1].startswith("🤖 ")
+        assert "the agent plays (tests.agent_apps:leftmost)" in client.get("/web/").text
+
+
+def test_autoplay_with_the_agent_steps_its_choice(monkeypatch):
+    with playground(monkeypatch, OPENENV_AGENT="tests.agent_apps:leftmost") as client:
+        tab = hot_seat(client)
+        for _ in range(2):
+            assert client.post("/web/stage/autoplay", json={"tab": tab, "agent": True}).json()["ok"]
+        assert [s["action"]["column"] for s in steps(client, tab)] == [0, 0]
+
+
+@pytest.mark.parametrize(
+    ("policy", "reason"),
+    [("broken", "the policy raised RuntimeError: no idea"), ("out_of_range", "not one of the")],
+)
+def test_a_failing_policy_is_said_and_the_visitor_plays_on(monkeypatch, policy, reason):
+    with playground(monkeypatch, OPENENV_AGENT=f"tests.agent_apps:{policy}") as client:
+        tab = hot_seat(client)
+        answer = client.post("/web/stage/act", json={"tab": tab, "index": 3, "reply": True}).json()
+        assert not answer["ok"] and "The agent could not move: " in answer["error"]
+        assert reason in answer["error"] and len(steps(client, tab)) == 1  # the visitor's move
+        assert client.post("/web/stage/act", json={"tab": tab, "index": 2}).json()["ok"]
+
+
+def test_a_chat_endpoint_plays_from_the_numbered_legal_actions(monkeypatch, endpoint):
+    environ = {"OPENENV_AGENT": "openai", "OPENENV_AGENT_URL": endpoint}
+    with playground(monkeypatch, **environ, OPENENV_AGENT_MODEL="fake") as client:
+        tab = hot_seat(client)
+        answer = client.post("/web/stage/act", json={"tab": tab, "index": 0, "reply": True}).json()
+        assert answer["ok"], answer
+        _, its = steps(client, tab)
+        assert its["label"].startswith("🤖 ") and its["action"]["column"] == 6  # the last offered
+        asked = httpx.get(endpoint.removesuffix("/v1") + "/asked").json()[-1]
+        assert (
+            asked["model"] == "fake" and "Legal actions:\n1. " in asked["messages"][-1]["content"]
+        )
+    with playground(monkeypatch, **environ, OPENENV_AGENT_MODEL="nonsense") as client:
+        tab = hot_seat(client)
+        answer = client.post("/web/stage/act", json={"tab": tab, "index": 0, "reply": True}).json()
+        assert not answer["ok"] and "names no legal action: 'the blue one'" in answer["error"]
+
+
+def test_a_dead_chat_endpoint_is_said(monkeypatch):
+    environ = {"OPENENV_AGENT": "openai", "OPENENV_AGENT_URL": "http://127.0.0.1:9/v1"}
+    with playground(monkeypatch, **environ, OPENENV_AGENT_MODEL="m") as client:
+        tab = hot_seat(client)
+        answer = client.post("/web/stage/autoplay", json={"tab": tab, "agent": True}).json()
+        assert not answer["ok"] and "the chat endpoint did not answer" in answer["error"]
