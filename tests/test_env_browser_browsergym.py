@@ -13,7 +13,7 @@ pytest.importorskip("browsergym.miniwob")
 
 from PIL import Image
 
-from tests.conftest import ROOT, serve
+from tests.conftest import serve
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ BUTTON_FACE = (239, 239, 239)  # Chromium's default button colour, on click-test
 def server():
     with serve(
         "browsergym_env.server.app:app",
-        env={"PYTHONPATH": f"{ROOT / 'envs'}:{ROOT}", "BROWSERGYM_TASK_NAME": "click-test"},
+        env={"BROWSERGYM_TASK_NAME": "click-test"},
         timeout=240,
     ) as url:
         yield url

@@ -14,13 +14,13 @@ STAGE = "#oe-stage .oe-stage"
 
 @pytest.fixture(scope="module")
 def terminus_url():
-    with serve("terminus_env.server.app:app", env={"PYTHONPATH": "envs"}) as url:
+    with serve("terminus_env.server.app:app") as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def git_url():
-    with serve("git_env.server.app:app", env={"PYTHONPATH": "envs"}) as url:
+    with serve("git_env.server.app:app") as url:
         yield url
 
 
