@@ -37,6 +37,11 @@ PACKAGE_DATA = (
     "grid_world_env/server/app.py",
     "wordle_env/words.txt",
     "chess_env/README.md",
+    "sumo_rl_env/nets/single-intersection.net.xml",
+    "textarena_env/nltk_data/corpora/words/en",
+    "openenv/web/assets/watch.js",
+    "openenv/sandbox/runner.py",
+    "openenv/sandbox/launcher.py",
     "chess_env/assets/screenshot.png",
 )
 
