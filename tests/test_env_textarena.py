@@ -214,3 +214,14 @@ def test_interleaved_sessions_replay_exactly_as_when_played_alone():
         together[2].append(moves(b))
         together[1].append(moves(a))
     assert together == alone
+
+
+def test_a_second_player_seat_lets_both_sides_move_in_turn():
+    from textarena_env.server.environment import TextArenaEnvironment
+
+    env = TextArenaEnvironment()
+    first = env.reset(seed=1, env_id="TicTacToe-v0", opponent="human")
+    assert first.current_player_id == 0
+    assert env.step(TextArenaAction(message="[4]")).current_player_id == 1  # nobody replied
+    assert env.step(TextArenaAction(message="[0]")).current_player_id == 0
+    assert env.render().to_text().splitlines()[:2] == ["X  ", " O "]

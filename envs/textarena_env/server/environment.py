@@ -91,7 +91,8 @@ class TextArenaEnvironment(Environment[TextArenaAction, TextArenaObservation, Te
         with self._random.active():
             done, info = game.step(action.message)
             self._read()
-            if not done and s.num_players == 2 and game.state.current_player_id == 1:
+            replies = s.num_players == 2 and self._opponent != "human"
+            if not done and replies and game.state.current_player_id == 1:
                 done, info = self._opponent_moves()
         s.step_count += 1
         s.turn = int(getattr(game.state, "turn", s.turn))

@@ -2,6 +2,8 @@
 
 ``heuristic`` (the default): take a winning move, else block the agent's winning move, else
 the centre-most free square or column (ties broken at random). ``random``: any legal move.
+``human``: nobody plays player 1 inside the step; the next step is player 1's move (a second
+person, or the playground's agent answering the visitor's moves).
 Both read the board from TextArena's game state and draw from the session's random state.
 """
 
@@ -11,7 +13,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Literal
 
-Opponent = Literal["heuristic", "random"]
+Opponent = Literal["heuristic", "random", "human"]
 TTT_LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 TTT_PREFERENCE = (4, 0, 2, 6, 8, 1, 3, 5, 7)
 
