@@ -6,7 +6,10 @@ Run: ``python bench/bench_watch.py [--rounds 6] [--seconds 4]``
 One Atari (Pong) server on loopback. A typed client steps as fast as it can; each round lasts
 ``--seconds`` and alternates between no watcher and four, each watcher asking for the session's
 view as the watch page does (every 300 ms, the drawing shared, redrawn at most every 250 ms).
-Prints steps/s per round and the median of each setting, and their ratio. Asserts nothing.
+Prints steps/s per round and the median of each setting, and their ratio. ``--target health``
+sends the watchers' requests to ``/health`` instead: what four polling clients cost on this
+machine whatever they ask (on 2 cores their process competes with the client and the server).
+Asserts nothing.
 """
 
 from __future__ import annotations
@@ -33,13 +36,17 @@ POLL_S = 0.3
 WATCHERS = """
 import sys, threading, httpx
 url, session_id, count, poll = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+health = sys.argv[5] == "health"
 stop, fetched = threading.Event(), []
 def watch():
     version = -1
     with httpx.Client(base_url=url) as http:
         while not stop.is_set():
-            answer = http.get(f"/web/watch/{session_id}/view", params={"seen": version}).json()
-            version = answer["version"]
+            if health:  # the floor: as many requests, to a route that does nothing
+                http.get("/health")
+            else:
+                answer = http.get(f"/web/watch/{session_id}/view", params={"seen": version})
+                version = answer.json()["version"]
             fetched.append(1)
             stop.wait(poll)
 threads = [threading.Thread(target=watch) for _ in range(count)]
@@ -52,9 +59,9 @@ print(len(fetched), flush=True)
 """
 
 
-def start_watchers(url: str, session_id: str, count: int) -> subprocess.Popen:
+def start_watchers(url: str, session_id: str, count: int, target: str) -> subprocess.Popen:
     watchers = subprocess.Popen(
-        [sys.executable, "-c", WATCHERS, url, session_id, str(count), str(POLL_S)],
+        [sys.executable, "-c", WATCHERS, url, session_id, str(count), str(POLL_S), target],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert watchers.stdout is not None and watchers.stdout.readline().strip() == "ready"
@@ -65,6 +72,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument(
+        "--target", choices=("view", "health"), default="view",
+        help="what the watchers ask for: the session's view, or /health (the floor: the same "
+        "requests costing the server nothing)",
+    )  # fmt: skip
     args = parser.parse_args()
     from atari_env import AtariAction, AtariEnv
 
@@ -75,7 +87,9 @@ def main() -> None:
             (session,) = [s for s in http.get("/web/watch/sessions").json() if s["kind"] == "ws"]
         for round_ in range(args.rounds):
             watchers = 4 if round_ % 2 else 0
-            process = start_watchers(url, session["id"], watchers) if watchers else None
+            process = (
+                start_watchers(url, session["id"], watchers, args.target) if watchers else None
+            )
             steps, started = 0, time.perf_counter()
             while time.perf_counter() - started < args.seconds:
                 if env.step(AtariAction(action_id=steps % 3)).done:
