@@ -11,11 +11,20 @@ Each member is one client (one session), on one server or spread over several::
 A failing member never takes the others down: its :class:`PoolResult` carries the exception in
 ``.error`` and the next call goes to it again as usual. ``None`` in ``step(actions)`` skips that
 member. ``EnvPool.sync()`` gives the same API without ``await``.
+
+A server the pool started that died (its process, its Ray actor, its node) fails its members'
+calls with a clear error, never a hang (the client's liveness timeout bounds the wait); the next
+``reset`` starts a replacement server and reconnects those members to it, the others untouched.
+
+A pool pickles as its members' addresses: a copy sent to another process (a Ray task or actor,
+``multiprocessing``) connects its own sessions to the same servers, and the original keeps
+owning them (only it stops them).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -60,11 +69,24 @@ class PoolResult:
 class EnvPool:
     """N async clients (each one session) called concurrently; see the module docstring."""
 
-    def __init__(self, clients: Sequence[Any], providers: Sequence[Any] = ()) -> None:
+    def __init__(
+        self,
+        clients: Sequence[Any],
+        providers: Sequence[Any] = (),
+        *,
+        slots: Sequence[int] | None = None,
+        client_cls: Any = None,
+    ) -> None:
+        """``clients``: one per member; ``providers``: the servers the pool owns (stopped on
+        close); ``slots[i]``: the provider member ``i`` is on (replaced when it dies);
+        ``client_cls``: what makes a member's client anew."""
         if not clients:
             raise ValueError("an EnvPool needs at least one client")
         self.clients = list(clients)
         self._providers = list(providers)
+        self._slots = list(slots) if slots is not None else None
+        self._client_cls = client_cls or type(self.clients[0])
+        self._suspects: set[int] = set()  # providers whose members failed since the last check
 
     def __len__(self) -> int:
         return len(self.clients)
@@ -82,21 +104,34 @@ class EnvPool:
         cls,
         name: str,
         size: int,
-        servers: int = 1,
+        servers: int | str = 1,
         *,
         use_docker: bool = False,
         docker_image: str | None = None,
         env_vars: Mapping[str, str] | None = None,
+        provider: Any = None,
     ) -> EnvPool:
-        """Start ``servers`` servers of env ``name`` (local processes, or containers of
-        ``docker_image`` when ``use_docker``) and spread ``size`` sessions over them round-robin.
+        """Start ``servers`` servers of env ``name`` and spread ``size`` sessions over them
+        round-robin: local processes (the default), containers of ``docker_image`` when
+        ``use_docker``, or Ray actors on a cluster with ``provider="ray"`` or
+        ``provider=Ray(address=..., num_cpus=..., resources=..., strategy=...)``
+        (:mod:`openenv.runtime.ray_provider`). ``servers="auto"``: one server per 64 sessions.
         The pool stops its servers on close."""
         from openenv.launch.servers import launch_pool  # the launch layer, at call time
 
         return launch_pool(
             cls, name, size, servers, use_docker=use_docker, docker_image=docker_image,
-            env_vars=env_vars,
+            env_vars=env_vars, provider=provider,
         )  # fmt: skip
+
+    @property
+    def urls(self) -> list[str]:
+        """Each member's server address, in order."""
+        return [str(client.base_url) for client in self.clients]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # A copy elsewhere connects its own sessions to the same servers and owns none.
+        return (_reconnected, (self._client_cls, self.urls))
 
     async def _gather(self, calls: Iterable[Coroutine[Any, Any, Any] | None]) -> list[PoolResult]:
         async def run(index: int, call: Coroutine[Any, Any, Any] | None) -> PoolResult:
@@ -105,14 +140,37 @@ class EnvPool:
             try:
                 return PoolResult(index, result=await call)
             except MEMBER_ERRORS as exc:  # reported on this member's result, never hidden
+                if self._slots is not None:
+                    self._suspects.add(self._slots[index])
                 return PoolResult(index, error=exc)
 
         return list(await asyncio.gather(*(run(i, c) for i, c in enumerate(calls))))
 
+    async def _replace_dead_servers(self) -> None:
+        """Start a replacement for each server whose members failed and that is gone, and
+        reconnect its members there (the others are not touched)."""
+        suspects, self._suspects = self._suspects, set()
+        for index in sorted(suspects):
+            dead = self._providers[index]
+            if await asyncio.to_thread(dead.is_alive):
+                continue  # the members failed for their own reasons
+            await asyncio.to_thread(dead.stop)
+            replacement, url = await _replacement(dead)
+            self._providers[index] = replacement
+            assert self._slots is not None
+            for member, slot in enumerate(self._slots):
+                if slot == index:
+                    with contextlib.suppress(*MEMBER_ERRORS):
+                        await self.clients[member].close()
+                    self.clients[member] = self._client_cls(base_url=url)
+
     async def reset(
         self, seed: int | None = None, indices: Iterable[int] | None = None, **kwargs: Any
     ) -> list[PoolResult]:
-        """Reset every member (or only ``indices``); member ``i`` gets ``seed + i``."""
+        """Reset every member (or only ``indices``); member ``i`` gets ``seed + i``. A server
+        that died since the last call is replaced first (see the module docstring)."""
+        if self._suspects:
+            await self._replace_dead_servers()
         wanted = set(range(len(self))) if indices is None else set(indices)
 
         def call(i: int, client: Any) -> Coroutine[Any, Any, Any] | None:
@@ -151,6 +209,33 @@ class EnvPool:
         return SyncEnvPool(self)
 
 
+REPLACEMENT_TRIES = 3  # a cluster may place the first try on a node it has not yet seen die
+
+
+async def _replacement(dead: Any) -> tuple[Any, str]:
+    """A started, healthy replacement of the provider ``dead``, and its URL."""
+    for attempt in range(REPLACEMENT_TRIES):
+        replacement = dead.respawn()
+        try:
+            url = await asyncio.to_thread(replacement.start)
+            await asyncio.to_thread(replacement.wait_until_healthy)
+            return replacement, url
+        except OpenEnvError:
+            await asyncio.to_thread(replacement.stop)
+            if attempt == REPLACEMENT_TRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _reconnected(client_cls: Any, urls: list[str]) -> EnvPool:
+    """A pool of new sessions on the servers at ``urls`` (what an unpickled pool is)."""
+    return EnvPool([client_cls(base_url=url) for url in urls])
+
+
+def _reconnected_sync(client_cls: Any, urls: list[str]) -> SyncEnvPool:
+    return SyncEnvPool(_reconnected(client_cls, urls))
+
+
 class SyncEnvPool:
     """:class:`EnvPool` without ``await`` (runs it on a private event loop thread)."""
 
@@ -160,6 +245,14 @@ class SyncEnvPool:
 
     def __len__(self) -> int:
         return len(self.pool)
+
+    @property
+    def urls(self) -> list[str]:
+        return self.pool.urls
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # As EnvPool's: a copy elsewhere is a blocking pool of its own sessions.
+        return (_reconnected_sync, (self.pool._client_cls, self.pool.urls))
 
     def _run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         if self._loop is None:

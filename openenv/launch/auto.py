@@ -78,9 +78,10 @@ class AutoEnv:
         """A client of environment ``name``, not yet connected (it connects on first call).
 
         With ``base_url`` it talks to that server. Without, it starts one and owns it (closing
-        the client stops it): with ``provider`` if given, else in Docker when ``use_docker``
-        (image ``docker_image`` or ``<name>-env:latest``), else as a local process.
-        ``env_vars`` go to the started server.
+        the client stops it): with ``provider`` if given (a :class:`Provider`, or ``"ray"`` /
+        a :class:`~openenv.runtime.ray_provider.Ray` for a Ray actor on a cluster), else in
+        Docker when ``use_docker`` (image ``docker_image`` or ``<name>-env:latest``), else as a
+        local process. ``env_vars`` go to the started server.
         """
         if "/" in name:
             return _from_space(name, base_url, **client_kwargs)
@@ -88,6 +89,12 @@ class AutoEnv:
         client_cls = package.client_class()
         if base_url is not None:
             return client_cls(base_url=base_url, **client_kwargs)
+        if provider == "ray":
+            from openenv.runtime.ray_provider import Ray
+
+            provider = Ray()
+        if hasattr(provider, "provider"):  # cluster settings: one server of this env there
+            provider = provider.provider(package.app_ref, env_vars)
         if provider is None:
             provider = provider_for(
                 package, use_docker=use_docker, image=docker_image, env_vars=env_vars

@@ -112,32 +112,75 @@ def _local_package(client_cls: Any, repo_id: str) -> EnvPackage:
 P = TypeVar("P")
 
 
+SESSIONS_PER_SERVER = 64  # servers="auto": one server per this many sessions
+
+
+def servers_for(size: int, servers: int | str) -> int:
+    """How many servers a pool of ``size`` sessions gets (``"auto"``: one per
+    SESSIONS_PER_SERVER sessions, at least one)."""
+    if servers == "auto":
+        return max(1, -(-size // SESSIONS_PER_SERVER))
+    if isinstance(servers, bool) or not isinstance(servers, int) or servers < 1:
+        raise ValueError(f'servers must be a positive number or "auto", got {servers!r}')
+    return min(servers, size)
+
+
 def launch_pool(
     pool_cls: Callable[..., P],
     name: str,
     size: int,
-    servers: int = 1,
+    servers: int | str = 1,
     *,
     use_docker: bool = False,
     docker_image: str | None = None,
     env_vars: Mapping[str, str] | None = None,
+    provider: Any = None,
 ) -> P:
-    """What ``EnvPool.launch`` does: start ``servers`` servers of env ``name`` (local processes,
-    or containers of ``docker_image`` when ``use_docker``) and spread ``size`` sessions over
-    them round-robin, in a ``pool_cls`` (``EnvPool``) that stops its servers on close."""
+    """What ``EnvPool.launch`` does: start the servers of env ``name`` (local processes,
+    containers of ``docker_image`` when ``use_docker``, or Ray actors with ``provider="ray"``
+    or a :class:`~openenv.runtime.ray_provider.Ray`) at once, and spread ``size`` sessions
+    over them round-robin (each server as loaded as the others, each session staying on its
+    server), in a ``pool_cls`` (``EnvPool``) that stops its servers on close."""
     package = find(name)
-    providers = [
-        provider_for(package, use_docker=use_docker, image=docker_image, env_vars=env_vars)
-        for _ in range(servers)
-    ]
+    count = servers_for(size, servers)
+    if provider == "ray":
+        from openenv.runtime.ray_provider import Ray
+
+        provider = Ray()
+    if provider is not None and not hasattr(provider, "provider"):
+        raise ValueError(f'provider must be "ray" or a Ray(...), got {provider!r}')
+    if provider is not None:
+        providers = [provider.provider(package.app_ref, env_vars) for _ in range(count)]
+    else:
+        providers = [
+            provider_for(package, use_docker=use_docker, image=docker_image, env_vars=env_vars)
+            for _ in range(count)
+        ]
     try:
-        urls = [p.start() for p in providers]
-        for provider in providers:
-            provider.wait_until_healthy()
+        urls = _start_all(providers)
     except BaseException:
-        for provider in providers:
-            provider.stop()
+        for started in providers:
+            started.stop()
         raise
-    pool = pool_cls.connect(package.client_class(), urls, size)  # type: ignore[attr-defined]
-    pool._providers = providers
+    client_cls = package.client_class()
+    pool = pool_cls(  # type: ignore[call-arg]
+        [client_cls(base_url=urls[i % count]) for i in range(size)],
+        providers,
+        slots=[i % count for i in range(size)],
+        client_cls=client_cls,
+    )
     return pool
+
+
+def _start_all(providers: list[Provider]) -> list[str]:
+    """Start every server at once (a cluster's take seconds each) and wait until each is
+    healthy; their URLs in order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def start(provider: Provider) -> str:
+        url = provider.start()
+        provider.wait_until_healthy()
+        return url
+
+    with ThreadPoolExecutor(max_workers=min(32, len(providers))) as threads:
+        return list(threads.map(start, providers))

@@ -85,6 +85,11 @@ class Provider(ABC):
             f"the server is slow to import. Its output:\n{self.logs()}"
         )
 
+    def respawn(self) -> Provider:
+        """A new, unstarted provider configured like this one: the replacement an
+        :class:`~openenv.client.pool.EnvPool` starts for a server that died."""
+        raise ProviderError(f"{type(self).__name__} cannot start a replacement of itself")
+
     @abstractmethod
     def is_alive(self) -> bool:
         """Whether the server process or container is still running."""

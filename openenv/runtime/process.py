@@ -64,6 +64,12 @@ class LocalProcessProvider(Provider):
     def __repr__(self) -> str:
         return f"LocalProcessProvider({self.app!r}, url={self.base_url!r}, pid={self.pid})"
 
+    def respawn(self) -> LocalProcessProvider:
+        return LocalProcessProvider(
+            self.app, env_vars=self.env_vars, port=self.port, host=self.host, cwd=self.cwd,
+            python=self.python, log_level=self.log_level,
+        )  # fmt: skip
+
     @property
     def pid(self) -> int | None:
         """The server's process id (also its process group id) while it runs."""
