@@ -30,6 +30,7 @@ def test_a_watcher_sees_a_clients_steps(page, grid):
         row = page.locator(".oe-watch-list tbody tr", has_text="ws client")
         row.wait_for()
         assert row.locator("td").nth(3).inner_text() == "1"
+        assert not page.is_visible(".oe-watch-token")  # the token is in: the form is gone
         row.locator("a", has_text="watch").click()
         page.wait_for_selector('.oe-watched[data-steps="1"] .oe-view .oe-board')
         env.step(GridWorldAction(action="RIGHT"))
