@@ -189,3 +189,24 @@ def test_an_env_watched_at_its_own_frame_rate():
     assert env_fps(object()) == 10  # no render_fps: the default
     for bad in (0, -1, 1000, True, "fast"):
         assert env_fps(type("E", (), {"render_fps": bad})) == 10
+
+
+def test_a_typed_clients_recording_renders_at_its_envs_frame_rate(tmp_path):
+    from atari_env import AtariAction, AtariEnv
+    from atari_env.server.environment import AtariEnvironment
+
+    path = tmp_path / "pong.jsonl"
+    with (
+        served(create_app(AtariEnvironment)) as url,
+        AtariEnv(base_url=url).sync() as env,
+        env.record(str(path)),
+    ):
+        env.reset(seed=0)
+        for _ in range(3):
+            env.step(AtariAction(action_id=0))
+    first = path.read_text().splitlines()[0]
+    assert '"env": "atari"' in first.replace('":"', '": "')
+    out = tmp_path / "pong.gif"
+    done = render(str(path), "-o", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"at {AtariEnvironment.render_fps:g} fps" in done.stdout + done.stderr

@@ -138,7 +138,10 @@ def _parser() -> argparse.ArgumentParser:
     p = _command(sub, "render", "an episode file as an MP4 or GIF video")
     p.add_argument("file", metavar="FILE", help="episode JSONL (export or recorder)")
     p.add_argument("-o", "--out", required=True, help="the video to write: NAME.mp4 or NAME.gif")
-    p.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
+    p.add_argument(
+        "--fps", type=float, default=None,
+        help="frames per second (default: the frame rate of the env the file names, else 10)",
+    )  # fmt: skip
     p.add_argument("--episode", type=int, help="which episode of a file of several (default 1)")
     p.set_defaults(run=_render)
 
@@ -223,7 +226,7 @@ def _render(args: argparse.Namespace) -> int:
     kind = out.suffix.lower().lstrip(".")
     if kind not in ("mp4", "gif"):
         raise CliError(f"--out must end in .mp4 or .gif, got {out.name!r}")
-    if not 0 < args.fps <= 240:
+    if args.fps is not None and not 0 < args.fps <= 240:
         raise CliError(f"--fps must be in (0, 240], got {args.fps:g}")
     try:
         episodes = parse_episodes_jsonl(Path(args.file).read_bytes())
@@ -237,6 +240,7 @@ def _render(args: argparse.Namespace) -> int:
             f"{args.file} holds {len(episodes)} episode(s); --episode {number} is not one"
         )
     frames = list(frames_of(episodes[number - 1].steps))
+    fps = args.fps if args.fps is not None else _env_fps(episodes[number - 1].env)
     if not frames:
         raise CliError(f"episode {number} of {args.file} has no frames or boards to show")
 
@@ -248,12 +252,27 @@ def _render(args: argparse.Namespace) -> int:
         sys.stderr.flush()
 
     try:
-        data = episode_video(frames, kind, fps=args.fps, progress=progress)
+        data = episode_video(frames, kind, fps=fps, progress=progress)
     except VideoUnavailable as exc:
         raise CliError(str(exc)) from None
     out.write_bytes(data or b"")
-    ui.ok(f"Wrote {out} ({len(frames)} frames at {args.fps:g} fps, {len(data or b'') // 1024} KiB)")
+    ui.ok(f"Wrote {out} ({len(frames)} frames at {fps:g} fps, {len(data or b'') // 1024} KiB)")
     return 0
+
+
+def _env_fps(name: str | None) -> float:
+    """The frame rate of the env a file names (its environment class's ``render_fps``), or the
+    default when it names none, or one not installed here."""
+    from openenv.core.errors import OpenEnvError
+    from openenv.core.registry import find
+    from openenv.web.episode.video import DEFAULT_FPS, env_fps
+
+    if not name:
+        return DEFAULT_FPS
+    try:
+        return env_fps(find(name).environment_class())
+    except (OpenEnvError, ImportError):
+        return DEFAULT_FPS
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ from openenv.core.errors import (
     SessionLost,
     server_error,
 )
+from openenv.core.registry import package_of
 from openenv.core.serialization import (
     _step_result_cls,
     dump_json,
@@ -220,7 +221,8 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         numbering episodes on from its last."""
         if self._recorder is not None:
             self._recorder.close()
-        self._recorder = Recorder(path, append=append)
+        package = package_of(type(self))  # a typed client's env package (by module path only)
+        self._recorder = Recorder(path, append=append, env=package.name if package else None)
         return self._recorder
 
     async def _close(self) -> None:

@@ -4,9 +4,10 @@ Every step the client takes while recording becomes one line of the playground's
 (:mod:`openenv.web.episode.files`): ``action`` (the action sent), ``observation`` (as the server
 sent it: frames in their wire encodings, reward components in its metadata), ``reward``,
 ``done``, plus ``episode`` (1, 2, ... one per ``reset``) and, on an episode's first step,
-``reset`` (the options it was reset with). Open the file in the playground's Rewards tab
-(📂 Inspect episode) to scrub through it; a file of several episodes opens at the first, with
-buttons to move between them. ::
+``reset`` (the options it was reset with) and ``env`` (the env package's name, for a typed
+client: ``openenv render`` makes videos at that env's frame rate). Open the file in the
+playground's Rewards tab (📂 Inspect episode) to scrub through it; a file of several episodes
+opens at the first, with buttons to move between them. ::
 
     with env.record("run.jsonl"):        # or: recorder = env.record(...); recorder.close()
         env.reset(seed=0)
@@ -28,8 +29,9 @@ TAIL_BYTES = 1 << 20  # where appending looks for the last episode's number
 class Recorder:
     """Appends the steps of one client to a JSONL file; see the module doc."""
 
-    def __init__(self, path: str | Path, *, append: bool = False) -> None:
+    def __init__(self, path: str | Path, *, append: bool = False, env: str | None = None) -> None:
         self.path = Path(path)
+        self.env = env
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.episode = _last_episode(self.path) if append else 0  # the one being recorded
         self._file: IO[str] | None = self.path.open("a" if append else "w", encoding="utf-8")
@@ -62,6 +64,8 @@ class Recorder:
         }
         if self._reset is not None:
             record["reset"], self._reset = self._reset, None
+            if self.env:
+                record["env"] = self.env
         self._file.write(dump_json(record) + "\n")
         self.steps += 1
 

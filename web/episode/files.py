@@ -31,11 +31,13 @@ class EpisodeFileError(ValueError):
 
 @dataclass
 class RecordedEpisode:
-    """One episode of a file: its number (``episode``), reset options and steps."""
+    """One episode of a file: its number (``episode``), reset options, steps, and the env it
+    was played on when the file names it (``env`` on its first line: its frame rate for video)."""
 
     number: Any
     reset: dict[str, Any] | None
     steps: list[dict[str, Any]] = field(default_factory=list)
+    env: str | None = None
 
 
 def parse_episode_jsonl(data: str | bytes) -> list[dict[str, Any]]:
@@ -55,7 +57,7 @@ def parse_episodes_jsonl(data: str | bytes) -> list[RecordedEpisode]:
             raise EpisodeFileError(f"more than {MAX_STEPS} steps: split the file to inspect it")
         step, episode, reset = _step(line, number)
         if not episodes or episode != episodes[-1].number:
-            episodes.append(RecordedEpisode(episode, reset))
+            episodes.append(RecordedEpisode(episode, reset, env=_env_name(line)))
         elif episodes[-1].steps[-1]["done"]:
             raise EpisodeFileError(
                 f"line {number}: a step follows the step that ended the episode (done: true); "
@@ -125,6 +127,14 @@ def _step(line: str, number: int) -> tuple[dict[str, Any], Any, dict[str, Any] |
     if reset is not None and not isinstance(reset, dict):
         raise EpisodeFileError(f"line {number}: reset must be a JSON object of reset options")
     return step, episode, reset
+
+
+def _env_name(line: str) -> str | None:
+    """The ``env`` a line names (an env package's name), if it is a short plain name."""
+    env = load_untrusted(line).get("env")
+    if isinstance(env, str) and 0 < len(env) <= 64 and env.replace("_", "").isalnum():
+        return env
+    return None
 
 
 def _finite(number: float) -> bool:
