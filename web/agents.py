@@ -79,7 +79,7 @@ class PolicyAgent(Agent):
         self.policy, self.name = policy, name
 
     async def choose(self, observation: dict[str, Any], legal: list[ActionChoice]) -> Move:
-        choices = [{"label": c.label, "action": _fields(c)} for c in legal]
+        choices = [{"label": c.label, "action": c.fields()} for c in legal]
         try:
             if inspect.iscoroutinefunction(self.policy):
                 call = self.policy(observation, choices)
@@ -156,11 +156,6 @@ def agent_from_env(environ: Mapping[str, str] = os.environ) -> Agent:
     if not callable(policy):
         raise ValueError(f"{AGENT_VAR}={spec}: {attribute} is not a function of {module}")
     return PolicyAgent(policy, spec)
-
-
-def _fields(choice: ActionChoice) -> dict[str, Any]:
-    action = choice.action
-    return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
 
 
 def _move(answer: Any, legal: list[ActionChoice], who: str) -> Move:

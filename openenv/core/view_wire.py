@@ -74,11 +74,9 @@ def _cell_to_wire(cell: Cell) -> dict[str, Any]:
 
 
 def choice_to_wire(choice: ActionChoice) -> dict[str, Any]:
-    action = choice.action
-    fields = action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
     return {
         "label": choice.label,
-        "action": fields,
+        "action": choice.fields(),
         "key": choice.key,
         "description": choice.description,
     }

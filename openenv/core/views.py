@@ -147,6 +147,11 @@ class ActionChoice:
     key: str | None = None
     description: str = ""
 
+    def fields(self) -> dict[str, Any]:
+        """The action as a dict of its fields (an Action instance is dumped as JSON)."""
+        action = self.action
+        return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
+
 
 @dataclass(frozen=True)
 class Slider:

@@ -317,8 +317,7 @@ def _msg(text: str, kind: str) -> str:
 def _first_legal(tab: WebTab) -> dict[str, Any] | None:
     if not tab.shows.legal:
         return None
-    action = tab.shows.legal[0].action
-    return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
+    return tab.shows.legal[0].fields()
 
 
 def _server_url(request: gr.Request, path: str) -> str:

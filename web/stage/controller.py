@@ -274,7 +274,7 @@ class Controller:
         choice = self._choice(tab, index)
         if choice is None:
             return False
-        return await self.step(tab, _action_dict(choice), choice.label)
+        return await self.step(tab, choice.fields(), choice.label)
 
     async def slide(self, tab: WebTab, values: Any) -> bool:
         """Step with the sliders at ``values``; they stay there for the next step."""
@@ -314,7 +314,7 @@ class Controller:
             self._say(tab, messages.NO_AUTOPLAY, "error")
             return False
         choice = random.choice(shows.legal)
-        return await self.step(tab, _action_dict(choice), choice.label)
+        return await self.step(tab, choice.fields(), choice.label)
 
     async def agent_step(self, tab: WebTab) -> bool:
         """One move chosen by the server's agent (autoplay with 🤖, or its answer to the
@@ -327,7 +327,7 @@ class Controller:
             return False
         if move.index is not None:
             choice = tab.shows.legal[move.index]
-            return await self.step(tab, _action_dict(choice), f"🤖 {choice.label}")
+            return await self.step(tab, choice.fields(), f"🤖 {choice.label}")
         payload = move.action or {}
         label = _label_of(payload, tab.shows.legal)
         return await self.step(tab, payload, f"🤖 {label or action_text({'action': payload})}")
@@ -447,11 +447,6 @@ def _label_of(payload: dict[str, Any], legal: list[ActionChoice]) -> str | None:
     """The label of the legal action ``payload`` is (unset fields aside), if it is one."""
     fields = set_fields(payload)
     for choice in legal:
-        if set_fields(_action_dict(choice)) == fields:
+        if set_fields(choice.fields()) == fields:
             return choice.label
     return None
-
-
-def _action_dict(choice: ActionChoice) -> dict[str, Any]:
-    action = choice.action
-    return action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action)
