@@ -120,3 +120,33 @@ def test_a_dead_chat_endpoint_is_said(monkeypatch):
         tab = hot_seat(client)
         answer = client.post("/web/stage/autoplay", json={"tab": tab, "agent": True}).json()
         assert not answer["ok"] and "the chat endpoint did not answer" in answer["error"]
+
+
+async def test_the_chat_endpoint_gets_at_most_a_few_moves_at_once(monkeypatch):
+    import asyncio
+
+    import openenv.web.agents as agents
+    from openenv.core.views import ActionChoice
+
+    agent = ChatAgent("http://unused/v1", "m")
+    busy, most = 0, 0
+    release = asyncio.Event()
+
+    async def post(body, headers):
+        nonlocal busy, most
+        busy += 1
+        most = max(most, busy)
+        await release.wait()
+        busy -= 1
+        return "1"
+
+    monkeypatch.setattr(agent, "_post", post)
+    monkeypatch.setattr(agents, "CHAT_TIMEOUT_S", 0.2)
+    legal = [ActionChoice("a", {"x": 1})]
+    calls = [asyncio.create_task(agent.choose({}, legal)) for _ in range(agents.MAX_CHAT_CALLS)]
+    await asyncio.sleep(0)
+    with pytest.raises(agents.AgentError, match="busy with other visitors"):
+        await agent.choose({}, legal)  # one more waits its bound, then is refused
+    release.set()
+    assert [m.index for m in await asyncio.gather(*calls)] == [0] * agents.MAX_CHAT_CALLS
+    assert most == agents.MAX_CHAT_CALLS

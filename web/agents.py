@@ -13,7 +13,9 @@ The agent is the server operator's choice, set by environment variables, never b
   base URL, e.g. ``http://localhost:8000/v1``), ``OPENENV_AGENT_MODEL`` and optionally
   ``OPENENV_AGENT_API_KEY``. The model reads the observation and the numbered legal actions and
   answers with a number; its answer is bounded (``MAX_REPLY_BYTES``), the call too
-  (``CHAT_TIMEOUT_S``), and an answer that names no legal action is an error the visitor reads.
+  (``CHAT_TIMEOUT_S``), and so are the calls in flight (``MAX_CHAT_CALLS`` for the whole
+  server, so visitors' autoplay cannot flood the operator's endpoint), and an answer that
+  names no legal action is an error the visitor reads.
 
 An agent picks among the legal actions (the buttons) when the environment lists them; a policy
 may return any action, which the environment validates like a typed one.
@@ -40,6 +42,7 @@ POLICY_TIMEOUT_S = 30.0
 CHAT_TIMEOUT_S = 30.0
 MAX_REPLY_BYTES = 256 * 1024
 MAX_PROMPT_CHARS = 8000
+MAX_CHAT_CALLS = 4  # moves asked of a chat endpoint at once, by all the server's visitors
 
 
 class AgentError(RuntimeError):
@@ -100,13 +103,21 @@ class ChatAgent(Agent):
         self.url = url.rstrip("/") + "/chat/completions"
         self.model, self._key = model, api_key
         self.name = f"{model} (chat endpoint)"
+        self._calls = asyncio.Semaphore(MAX_CHAT_CALLS)  # the operator's endpoint, and its bill
 
     async def choose(self, observation: dict[str, Any], legal: list[ActionChoice]) -> Move:
         if not legal:
             raise AgentError("the chat agent picks among legal actions, and none are offered now")
         body = {"model": self.model, "messages": _messages(observation, legal), "temperature": 0}
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
-        text = await self._post(body, headers)
+        try:
+            await asyncio.wait_for(self._calls.acquire(), CHAT_TIMEOUT_S)
+        except TimeoutError:
+            raise AgentError("the chat endpoint is busy with other visitors' moves") from None
+        try:
+            text = await self._post(body, headers)
+        finally:
+            self._calls.release()
         found = re.search(r"-?\d+", text)
         if found is None or not 1 <= int(found.group()) <= len(legal):
             raise AgentError(f"the model's answer names no legal action: {text[:200]!r}")
