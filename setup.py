@@ -14,7 +14,7 @@ MAPPED = {"openenv.web": "web", "openenv.web.assets": "assets", "openenv.spaces"
 
 
 def layout() -> tuple[list[str], dict[str, str]]:
-    packages = find_packages(include=["openenv", "openenv.*"])
+    packages = find_packages(include=["openenv", "openenv.*", "openenv_core"])
     folders: dict[str, str] = {}
     for name, folder in MAPPED.items():
         packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]

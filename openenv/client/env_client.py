@@ -32,6 +32,7 @@ from openenv.client.connections import (
     proxied,
     redirect,
 )
+from openenv.client.display import PLAYGROUND_HEIGHT, Shown, iframe, watch_url
 from openenv.client.mcp import ToolsMixin
 from openenv.client.modes import Modes, dual
 from openenv.client.recorder import Recorder
@@ -72,6 +73,9 @@ def ws_url(base_url: str) -> str:
     elif not url.startswith(("ws://", "wss://")):
         url = "ws://" + url
     return url if url.endswith("/ws") else url + "/ws"
+
+
+KEYS = ("id", "watch")  # of a session answer
 
 
 class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
@@ -329,6 +333,30 @@ class EnvClient(ToolsMixin, Generic[ActT, ObsT, StateT]):
         it (:mod:`openenv.core.view_wire`); others refuse it (``UNKNOWN_TYPE``). ``ValueError``
         when what came back is malformed."""
         return drawing_from_wire(await self._call({"type": "view"}, "view"))
+
+    @dual
+    async def show(self) -> Shown:
+        """The environment's picture now, as its playground draws it; a notebook displays it
+        (a frame, a board, an SVG or text). Servers built with this framework answer it."""
+        return Shown((await self.drawing())[0])
+
+    @dual
+    async def session(self) -> dict[str, str]:
+        """This client's session on the server: ``{"id": its handle, "watch": its read-only
+        watch reference}`` (servers built with this framework answer it). The handle attaches
+        to the session (``/ws?session_id=``); keep it to yourself."""
+        data = await self._call({"type": "session"}, "session")
+        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in KEYS):
+            raise ValueError("the server's session answer is malformed")
+        return {k: data[k] for k in KEYS}
+
+    @dual
+    async def playground(self, height: int = PLAYGROUND_HEIGHT) -> Any:
+        """The live playground in a notebook: an IFrame of the server's playground following
+        this very session as it steps (its picture, counters and reward chart), so a person
+        watches the agent's steps appear. Opens the session first if needed."""
+        watch = (await self.session())["watch"]
+        return iframe(watch_url(self.base_url, watch), height)
 
     mcp_request = dual(ToolsMixin.mcp_request)
     list_tools = dual(ToolsMixin.list_tools)

@@ -94,6 +94,12 @@ class Environment(Generic[ActT, ObsT, StateT]):
         Frames per second an episode of this environment is watched at: the playground's
         autoplay speed and its GIF and MP4 exports (default 10; board games set 1 or 2, an
         instance may set its own, e.g. from the game it opened).
+    ``how_to_play``
+        One or two short sentences a visitor reads above the stage: the goal and how to act
+        ("Click a piece, then a square", "Hold ← → to steer"). Every environment declares it.
+    ``legend``
+        What the picture's colours, glyphs or cells mean (``{"🔥": "burning", ...}``), shown
+        beside the stage; empty when the picture speaks for itself.
 
     Rewards (optional): set ``self.rubric`` to a :class:`~openenv.core.rubrics.Rubric` and the
     base class scores every step with it: ``observation.reward`` becomes the rubric's score and
@@ -104,14 +110,21 @@ class Environment(Generic[ActT, ObsT, StateT]):
     ``SUPPORTS_CONCURRENT_SESSIONS``: set it to ``False`` when instances share global resources
     so a server may host only one session. ``CALL_TIMEOUT_S``: how long one sync call (a step,
     a reset) may run before the server ends its session (default: the server's, 60 s).
+    ``STEP_KIND``: what a sync call mostly does, for the server's scheduler
+    (:mod:`openenv.server.scheduling`): ``"io"`` waits (a sleep, a subprocess, an HTTP call),
+    so it runs among many threads where waiting is cheap; ``"cpu"`` computes, so it stays in the
+    small bounded pool; ``"auto"`` (the default) lets the server measure it.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
     CALL_TIMEOUT_S: ClassVar[float | None] = None  # a server's limit per sync call (its default)
+    STEP_KIND: ClassVar[str] = "auto"  # "io", "cpu" or "auto" (measured by the server)
 
     rubric: Rubric | None = None
     transform: Transform | None = None
     render_fps: float = 10.0
+    how_to_play: ClassVar[str] = ""
+    legend: ClassVar[dict[str, str]] = {}
     seed: int | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -123,6 +136,14 @@ class Environment(Generic[ActT, ObsT, StateT]):
                 continue
             if not getattr(method, "_openenv_guarded", False):
                 setattr(cls, name, guard(method))
+
+    def __init__(self, transform: Transform | None = None, rubric: Rubric | None = None) -> None:
+        """Optional ``transform`` and ``rubric`` (the constructor ``openenv`` 0.10 gives
+        environments: ``super().__init__(rubric=MyRubric())`` works here too)."""
+        if transform is not None:
+            self.transform = transform
+        if rubric is not None:
+            self.rubric = rubric
 
     # -- the contract -------------------------------------------------------------------
 
@@ -172,6 +193,35 @@ class Environment(Generic[ActT, ObsT, StateT]):
     def action_sliders(self) -> ActionSliders | None:
         return None
 
+    def action_draft(self) -> dict[str, str] | None:
+        """What the action typed on the playground's stage starts with, by field name (a code
+        template to edit, the last attempt to correct); None: empty boxes."""
+        return None
+
+    # -- openenv 0.10's explicit scoring calls --------------------------------------------
+    # The base class scores every step itself; code written for 0.10 calls these by hand.
+    # Each marks its step so that the base class does not do the same work a second time.
+
+    def _reset_rubric(self) -> None:
+        """Reset the rubric (the base class already does it on every ``reset``)."""
+        if self.rubric is not None:
+            self.rubric.reset()
+
+    def _apply_rubric(self, action: Any, observation: Any) -> float:
+        """Score ``observation`` with the rubric now and return the score (0.0 without one)."""
+        if self.rubric is None:
+            return 0.0
+        result = self.rubric(action, observation)
+        if inspect.isawaitable(result):
+            _run_blocking(result)
+        self._openenv_scored = True
+        return float(self.rubric.last_score or 0.0)
+
+    def _apply_transform(self, observation: Any) -> Any:
+        """Run the transform on ``observation`` now (the base class then leaves it alone)."""
+        self._openenv_transformed = True
+        return _apply_transform(self, observation)
+
     # -- helpers for servers and tools --------------------------------------------------
 
     @property
@@ -217,7 +267,8 @@ class Environment(Generic[ActT, ObsT, StateT]):
         """The concrete (Action, Observation, State) classes given as generic arguments."""
         for klass in cls.__mro__:
             for base in getattr(klass, "__orig_bases__", ()):
-                if typing.get_origin(base) is Environment:
+                origin = typing.get_origin(base)
+                if isinstance(origin, type) and issubclass(origin, Environment):
                     args = [a if isinstance(a, type) else None for a in typing.get_args(base)]
                     return tuple([*args, None, None, None][:3])  # type: ignore[return-value]
         return None, None, None
@@ -390,21 +441,31 @@ def _begin_step(env: Environment) -> None:
 
 def _score(env: Environment, action: Any, obs: Any) -> Any:
     """Apply the env's rubric (sync context), then its transform."""
+    scored, transformed = _scored_by_hand(env)
     if env.rubric is not None:
-        result = env.rubric(action, obs)
-        if inspect.isawaitable(result):
-            _run_blocking(result)
+        if not scored:
+            result = env.rubric(action, obs)
+            if inspect.isawaitable(result):
+                _run_blocking(result)
         _apply_rubric(env.rubric, obs)
-    return _apply_transform(env, obs)
+    return obs if transformed else _apply_transform(env, obs)
 
 
 async def _score_async(env: Environment, action: Any, obs: Any) -> Any:
+    scored, transformed = _scored_by_hand(env)
     if env.rubric is not None:
-        result = env.rubric(action, obs)
-        if inspect.isawaitable(result):
-            await result
+        if not scored:
+            result = env.rubric(action, obs)
+            if inspect.isawaitable(result):
+                await result
         _apply_rubric(env.rubric, obs)
-    return _apply_transform(env, obs)
+    return obs if transformed else _apply_transform(env, obs)
+
+
+def _scored_by_hand(env: Environment) -> tuple[bool, bool]:
+    """Whether this step called ``_apply_rubric`` / ``_apply_transform`` itself (and forget)."""
+    marks = env.__dict__
+    return bool(marks.pop("_openenv_scored", False)), bool(marks.pop("_openenv_transformed", False))
 
 
 def _apply_rubric(rubric: Rubric, obs: Any) -> None:
@@ -450,15 +511,34 @@ def _enter(env: Environment, delta: int) -> None:
     env._openenv_depth = getattr(env, "_openenv_depth", 0) + delta  # type: ignore[attr-defined]
 
 
+@functools.cache
+def _parameters(method: Any) -> tuple[frozenset[str], bool]:
+    """The keyword names ``method`` takes, and whether it takes ``**kwargs`` too."""
+    params = inspect.signature(method).parameters.values()
+    named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return frozenset(named), any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _accepted(method: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments ``method``'s signature accepts: ``def reset(self)`` gets no
+    ``seed`` or ``episode_id`` (the base class has seeded ``self.rng`` from the seed already),
+    as ``openenv`` 0.10 passes each method only what it declares."""
+    named, takes_any = _parameters(method)
+    if takes_any:
+        return kwargs
+    return {key: value for key, value in kwargs.items() if key in named}
+
+
 def _guard_reset(method: Any) -> Any:
     @functools.wraps(method)
     def reset(self: Environment, seed: int | None = None, episode_id: str | None = None, **kw: Any):
+        kwargs = _accepted(method, {"seed": seed, "episode_id": episode_id, **kw})
         if _reentrant(self):
-            return method(self, seed=seed, episode_id=episode_id, **kw)
+            return method(self, **kwargs)
         _begin_reset(self, seed, kw)
         _enter(self, 1)
         try:
-            return _finish(self, method(self, seed=seed, episode_id=episode_id, **kw))
+            return _finish(self, method(self, **kwargs))
         finally:
             _enter(self, -1)
 
@@ -471,12 +551,13 @@ def _guard_reset_async(method: Any) -> Any:
     async def reset_async(
         self: Environment, seed: int | None = None, episode_id: str | None = None, **kw: Any
     ):
+        kwargs = _accepted(method, {"seed": seed, "episode_id": episode_id, **kw})
         if _reentrant(self):
-            return await method(self, seed=seed, episode_id=episode_id, **kw)
+            return await method(self, **kwargs)
         _begin_reset(self, seed, kw)
         _enter(self, 1)
         try:
-            return _finish(self, await method(self, seed=seed, episode_id=episode_id, **kw))
+            return _finish(self, await method(self, **kwargs))
         finally:
             _enter(self, -1)
 
@@ -487,6 +568,7 @@ def _guard_reset_async(method: Any) -> Any:
 def _guard_step(method: Any) -> Any:
     @functools.wraps(method)
     def step(self: Environment, action: Any, *args: Any, **kwargs: Any):
+        kwargs = _accepted(method, kwargs)
         if _reentrant(self):
             return method(self, action, *args, **kwargs)
         _begin_step(self)
@@ -504,6 +586,7 @@ def _guard_step(method: Any) -> Any:
 def _guard_step_async(method: Any) -> Any:
     @functools.wraps(method)
     async def step_async(self: Environment, action: Any, *args: Any, **kwargs: Any):
+        kwargs = _accepted(method, kwargs)
         if _reentrant(self):
             return await method(self, action, *args, **kwargs)
         _begin_step(self)

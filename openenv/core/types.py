@@ -32,6 +32,10 @@ class Observation(BaseModel):
     reward: bool | int | float | None = Field(default=None, description="Reward of the last step")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form metadata")
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        """Jupyter shows the observation's picture (its frame, board or grid), if it has one."""
+        return _notebook("observation_bundle", self)
+
 
 class State(BaseModel):
     """Episode bookkeeping; environments add their own fields (extra fields are allowed)."""
@@ -57,3 +61,17 @@ class StepResult(BaseModel, Generic[ObsT]):
     reward: float | None = None
     done: bool = False
     metadata: dict[str, Any] | None = None
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        """Jupyter shows the observation's picture with the reward, if it has one."""
+        return _notebook("result_bundle", self)
+
+
+def _notebook(drawer: str, obj: Any) -> Any:
+    """The rich display of ``obj`` by :mod:`openenv.web.drawing.notebook` (imported only when a
+    notebook asks: the web layer draws, core describes); ``None``: IPython's usual text."""
+    try:
+        from openenv.web.drawing import notebook
+    except ImportError:
+        return None
+    return getattr(notebook, drawer)(obj)

@@ -104,6 +104,9 @@ class Board:
     def to_text(self) -> str:
         return "\n".join("".join(cell.glyph or " " for cell in row) for row in self.rows)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return _notebook(self)
+
     def cell_action(self, row: Any, col: Any) -> dict[str, Any]:
         """The action of the square at (``row``, ``col``); ValueError when there is none."""
         for value in (row, col):
@@ -123,6 +126,9 @@ class Text:
 
     text: str
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return _notebook(self)
+
 
 @dataclass(frozen=True)
 class Svg:
@@ -130,8 +136,21 @@ class Svg:
 
     markup: str
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return _notebook(self)
+
 
 View = Frame | Board | Text | Svg
+
+
+def _notebook(view: Any) -> Any:
+    """Jupyter's picture of a board, text or SVG, drawn by :mod:`openenv.web.drawing` (imported
+    only when a notebook asks: the web layer draws, core describes)."""
+    try:
+        from openenv.web.drawing.notebook import view_bundle
+    except ImportError:
+        return None
+    return view_bundle(view)
 
 
 @dataclass(frozen=True)
@@ -139,13 +158,19 @@ class ActionChoice:
     """A labelled action the playground offers as a button.
 
     ``action`` is the action's fields as a dict (or an Action instance); ``key`` is an optional
-    keyboard key in ``KeyboardEvent.key`` spelling (``"ArrowUp"``, ``"w"``, ``" "``).
+    keyboard key in ``KeyboardEvent.key`` spelling (``"ArrowUp"``, ``"w"``, ``" "``). ``idle``
+    marks the action the playground's real-time mode steps while no key is held (Atari's NOOP,
+    a snake going on ahead); an environment marks at most one. ``path`` names the squares a
+    move goes from and to, as the picture names them (an Svg ``rect`` of class ``square e2``,
+    or ``data-square="e2"``): the playground then moves by clicking a piece, then a target.
     """
 
     label: str
     action: Any
     key: str | None = None
     description: str = ""
+    idle: bool = False
+    path: tuple[str, ...] = ()
 
     def fields(self) -> dict[str, Any]:
         """The action as a dict of its fields (an Action instance is dumped as JSON)."""

@@ -17,6 +17,7 @@ import functools
 import json
 import logging
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from pathlib import Path
 LAUNCHER_SOURCE = Path(__file__).with_name("launcher.py").read_text(encoding="utf-8")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 NOBODY = 65534
-_PROBE_TMP_MB = 1
+_PROBE_DISK_MB = 1
 log = logging.getLogger(__name__)
 
 
@@ -75,6 +76,11 @@ def isolation(network: bool = False, allow_unisolated: bool = False) -> Isolatio
     return Isolation(users, "host" if network else way, python)
 
 
+def sandbox_python() -> str:
+    """The interpreter sandboxed programs run on (packages a submission imports go there)."""
+    return _user_isolation()[1]
+
+
 @functools.cache
 def _user_isolation() -> tuple[str, str]:
     """("uid", python) when running as root, else ("rlimit", python)."""
@@ -96,7 +102,8 @@ _PROBE = (
     f"ns = {{kind: os.readlink('/proc/self/ns/' + kind) for kind in {_KINDS!r}}}\n"
     "open('probe.txt', 'w').close()\n"
     "tmp = os.statvfs('/tmp')\n"
-    "print(json.dumps({'ns': ns, 'tmp': tmp.f_blocks * tmp.f_frsize}))\n"
+    "print(json.dumps({'ns': ns, 'tmp': tmp.f_blocks * tmp.f_frsize,\n"
+    "                  'wrote': os.path.exists(os.path.join(os.getcwd(), 'probe.txt'))}))\n"
 )
 
 
@@ -125,25 +132,31 @@ def _network_only(python: str, root: bool) -> str:
 def _probe(python: str, root: bool, network: bool, private: bool) -> tuple[str | None, str]:
     """Start the launcher once as a sandbox would; (how, "") if the code got what it should,
     else (None, why not)."""
-    workdir = tempfile.mkdtemp(prefix="openenv-code-probe-")
     uid = NOBODY if root else None
-    if uid is not None:
-        os.chown(workdir, uid, uid)
-    options = {"workdir": workdir, "tmp_mb": _PROBE_TMP_MB} if private else None
+    host_dir = None
+    if private:  # the launcher makes the working directory on the sandbox's own tmpfs
+        workdir = f"/tmp/openenv-code-probe-{secrets.token_hex(8)}"
+        options: dict | None = {"workdir": workdir, "disk_mb": _PROBE_DISK_MB}
+        cwd = "/"
+    else:
+        workdir = host_dir = tempfile.mkdtemp(prefix="openenv-code-probe-")
+        options, cwd = None, workdir
+        if uid is not None:
+            os.chown(workdir, uid, uid)
     try:
         result = subprocess.run(
             [*launch_command(python, uid, network, options), python, "-I", "-c", _PROBE],
-            cwd=workdir,
+            cwd=cwd,
             env={"PATH": SAFE_PATH},
             capture_output=True,
             text=True,
             timeout=30,
         )
-        wrote = os.path.exists(os.path.join(workdir, "probe.txt"))
     except (OSError, subprocess.SubprocessError) as exc:
         return None, str(exc)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if host_dir is not None:
+            shutil.rmtree(host_dir, ignore_errors=True)
     reason = result.stderr.strip() or f"the probe exited with status {result.returncode}"
     try:
         seen = json.loads(result.stdout)
@@ -154,8 +167,8 @@ def _probe(python: str, root: bool, network: bool, private: bool) -> tuple[str |
     missing = [] if network else [kind for kind in ("net",) if theirs[kind] == mine[kind]]
     if private:
         missing += [kind for kind in ("mnt", "pid", "ipc") if theirs[kind] == mine[kind]]
-        if seen["tmp"] > _PROBE_TMP_MB * 2**20 or not wrote:
-            missing.append("private /tmp and working directory")
+        if seen["tmp"] > _PROBE_DISK_MB * 2**20 or not seen.get("wrote"):
+            missing.append("a private /tmp holding the working directory")
     if result.returncode != 0 or missing:
         return None, reason if result.returncode != 0 else f"not isolated: {', '.join(missing)}"
     return ("namespace" if theirs["user"] == mine["user"] else "user namespace"), ""
@@ -195,13 +208,16 @@ def launch_command(
     network: bool,
     private: dict | None = None,
     rlimits: dict[str, int] | None = None,
+    watch: dict | None = None,
 ) -> list[str]:
     """The launcher's command line; the program to exec follows it. ``private``: None (no
-    mount, IPC and PID namespaces) or ``{"workdir": path, "tmp_mb": size}``; ``rlimits``:
-    None (the program sets its own, as the REPL runner does) or the limits the launcher sets
-    before it execs the program (see ``launcher.py``)."""
-    options = json.dumps({"uid": uid, "network": network, "private": private, "rlimits": rlimits})
-    return [python, "-I", "-c", LAUNCHER_SOURCE, options]
+    mount, IPC and PID namespaces) or ``{"workdir": path under /tmp, "disk_mb": size}``;
+    ``rlimits``: None (the program sets its own, as the REPL runner does) or the limits the
+    launcher sets before it execs the program; ``watch``: the ``lifeline``, ``report``,
+    ``files`` and ``budget`` options (see ``launcher.py``)."""
+    options = {"uid": uid, "network": network, "private": private, "rlimits": rlimits}
+    options.update(watch or {})
+    return [python, "-I", "-c", LAUNCHER_SOURCE, json.dumps(options)]
 
 
 def _python_candidates() -> list[str]:

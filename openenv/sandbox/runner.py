@@ -9,7 +9,7 @@ uid. Standard library only, so any Python 3.8+ interpreter can run it.
 Protocol: one JSON line per request on the command fd, ``{"code": "..."}``; one JSON line per
 answer on the result fd, ``{"stdout": ..., "stderr": ..., "exit_code": ...}``. Variables live in
 one namespace for the life of the process. Output of the code (and of processes it starts) goes
-to two unlinked temporary files that replace file descriptors 1 and 2 while the code runs.
+to two anonymous in-memory files that replace file descriptors 1 and 2 while the code runs.
 """
 
 import errno
@@ -69,9 +69,10 @@ class Runner:
     def __init__(self, limits):
         self.limits = limits
         self.namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-        # unlinked files that live as long as the process
-        self.out = tempfile.TemporaryFile()  # noqa: SIM115
-        self.err = tempfile.TemporaryFile()  # noqa: SIM115
+        # files in memory (not on the sandbox's disk, which the code may fill), as long as the
+        # process lives; bounded by the file size limit
+        self.out = capture_file("stdout")
+        self.err = capture_file("stderr")
         self.pid = os.getpid()
         self.cells = 0
         # unbuffered text streams: nothing is left behind in a buffer when a write fails
@@ -190,6 +191,16 @@ def reap(deadline):
             return
         if pid == 0:
             time.sleep(0.002)
+
+
+def capture_file(name):
+    """An anonymous in-memory file (an unlinked temporary file where there is none)."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return os.fdopen(os.memfd_create(name), "w+b")
+        except OSError:
+            pass
+    return tempfile.TemporaryFile()
 
 
 def unbuffered(fd):

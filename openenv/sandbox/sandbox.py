@@ -56,85 +56,40 @@ Processes started by the code do not outlive the run that started them.
 
 from __future__ import annotations
 
+import base64
 import contextlib
-import ctypes
-import functools
 import json
 import os
-import random
+import secrets
 import select
-import shutil
 import signal
 import subprocess
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from openenv.sandbox import cgroups
 from openenv.sandbox.isolation import (
-    SAFE_PATH,
     Isolation,
-    SandboxUnavailable,
     isolation,
     launch_command,
+)
+from openenv.sandbox.limits import SandboxLimits
+from openenv.sandbox.processes import (
+    UIDS_IN_USE,
+    Live,
+    allocate_uid,
+    clean_environment,
+    pids,
+    protect_server_process,
 )
 
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text(encoding="utf-8")
 EXIT_TIMEOUT = 124  # like coreutils timeout(1); killed by signal N gives 128 + N
 MAX_CODE_BYTES = 1_000_000
-_UID_RANGE = (1_000_000, 2_000_000_000)
-_PR_SET_DUMPABLE = 4
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    """Limits of one sandbox. ``from_env`` reads ``CODING_*`` variables (see README)."""
-
-    timeout_s: float = 10.0  # wall clock per run
-    cpu_s: int = 10  # CPU seconds per run
-    memory_mb: int = 512  # address space of each process
-    file_size_mb: int = 16  # largest file the code may write
-    processes: int = 64  # processes and threads at once
-    output_bytes: int = 32_000  # stdout / stderr returned per run (the rest is cut)
-    cpu_budget_s: int = 3600  # CPU seconds for the whole episode
-    network: bool = False  # may the code use the network (CODING_NETWORK=on)
-    tmp_mb: int = 64  # size of the private /tmp, and of the private /dev/shm
-    allow_unisolated: bool = False  # run code where no namespace can be made (unsafe)
-
-    def __post_init__(self) -> None:
-        if self.tmp_mb < 1:  # tmpfs reads size=0 as "no limit"
-            raise ValueError(f"tmp_mb must be at least 1 (MiB), got {self.tmp_mb}")
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> SandboxLimits:
-        values: dict = {
-            "network": _on_off(environ, "CODING_NETWORK"),
-            "allow_unisolated": _on_off(environ, "CODING_ALLOW_UNISOLATED"),
-        }
-        names = {
-            "timeout_s": ("CODING_TIMEOUT_S", float),
-            "cpu_s": ("CODING_CPU_S", int),
-            "memory_mb": ("CODING_MEMORY_MB", int),
-            "file_size_mb": ("CODING_FILE_SIZE_MB", int),
-            "processes": ("CODING_MAX_PROCESSES", int),
-            "output_bytes": ("CODING_OUTPUT_BYTES", int),
-            "tmp_mb": ("CODING_TMP_MB", int),
-        }
-        for field, (var, kind) in names.items():
-            if environ.get(var):
-                try:
-                    values[field] = kind(environ[var])
-                except ValueError:
-                    raise ValueError(f"${var} must be a number, got {environ[var]!r}") from None
-        return cls(**values)
-
-
-def _on_off(environ: Mapping[str, str], var: str) -> bool:
-    value = environ.get(var, "off").strip().lower() or "off"
-    if value not in ("off", "on"):
-        raise ValueError(f"${var} must be 'off' (the default) or 'on', got {value!r}")
-    return value == "on"
 
 
 @dataclass(frozen=True)
@@ -148,19 +103,27 @@ class Sandbox:
     """One persistent interpreter in its own process; ``run(code)`` executes a cell.
 
     Or, instead of the REPL, one long-lived program of the caller's (``spawn``): a Jupyter
-    kernel, say, that the caller talks to over Unix sockets in :attr:`workdir`.
+    kernel, say, that the caller talks to over Unix sockets in :attr:`workdir` (reached from
+    the server at :meth:`host_path`).
+
+    :meth:`close` is idempotent and bounded in time. A sandbox dropped without it ends anyway,
+    without blocking the one who drops it: its finalizer only closes the lifeline (see
+    ``launcher.py``), and the launcher ends the sandbox; a sandbox whose owner process dies,
+    however it dies, ends the same way.
     """
 
     def __init__(self, limits: SandboxLimits | None = None) -> None:
         self.limits = limits or SandboxLimits.from_env()
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._live = Live()
+        self._finalizer = weakref.finalize(self, self._live.release)
         self._workdir: str | None = None
         self._uid: int | None = None
-        self._cmd = self._res = -1
+        self._private = True
         self._spawned = False
 
     @property
     def workdir(self) -> str | None:
+        """The working directory, as the sandbox's processes see it (None before start)."""
         return self._workdir
 
     @property
@@ -172,12 +135,28 @@ class Sandbox:
     @property
     def alive(self) -> bool:
         """Whether the sandbox's process (REPL or spawned program) is running."""
-        proc = self._proc  # read once: close() may run in another thread
+        proc = self._live.proc  # read once: close() may run in another thread
         return proc is not None and proc.poll() is None
 
+    @property
+    def ended_because(self) -> str:
+        """Why the sandbox's watcher ended it ("" when it did not): its memory or CPU budget."""
+        return self._live.read_report(self.limits)
+
+    def host_path(self, name: str) -> str:
+        """Where the server reaches ``name`` in the working directory of the running sandbox
+        (through ``/proc/<pid>/root`` of its launcher, in the sandbox's mount namespace)."""
+        proc = self._live.proc
+        if proc is None or self._workdir is None:
+            raise RuntimeError("the sandbox is not running")
+        if not self._private:
+            return os.path.join(self._workdir, name)
+        return f"/proc/{proc.pid}/root{self._workdir}/{name}"
+
     def prepare(self) -> str:
-        """Make the working directory (owned by the sandbox's user) without starting anything,
-        so a caller can name paths in it; return it. Raises :class:`SandboxUnavailable`."""
+        """Choose the working directory (made when the sandbox starts, owned by the sandbox's
+        user) without starting anything, so a caller can name paths in it; return it. Raises
+        :class:`SandboxUnavailable`."""
         self._prepare()
         assert self._workdir is not None
         return self._workdir
@@ -193,18 +172,20 @@ class Sandbox:
         the sandbox instead of the REPL, with the same namespaces, user and limits.
 
         The launcher sets the limits (address space, file size, processes, 256 open files, the
-        episode's CPU budget) just before the program starts; there is no per-run CPU or
-        wall-clock limit, since the sandbox does not know what a run is: the caller enforces
-        its own deadlines and ends the program with :meth:`close`, which kills every process
-        of the sandbox. ``files`` (names relative to the working directory, no subdirectory)
-        are written there first, readable by the sandbox's user alone; ``env`` adds variables
-        to the clean environment (``PATH``, ``HOME``, ``TMPDIR`` and the locale stay as set).
+        episode's CPU budget) just before the program starts, and watches the sandbox's memory
+        and CPU budget; there is no per-run CPU or wall-clock limit, since the sandbox does not
+        know what a run is: the caller enforces its own deadlines and ends the program with
+        :meth:`close`, which kills every process of the sandbox. ``files`` (names relative to
+        the working directory, no subdirectory) are written there first, readable by the
+        sandbox's user alone; ``env`` adds variables to the clean environment (``PATH``,
+        ``HOME``, ``TMPDIR`` and the locale stay as set).
         """
-        if self._proc is not None:
+        if self._live.proc is not None:
             raise RuntimeError("this sandbox is already running a process; close() it first")
-        workdir = self.prepare()
-        for name, data in (files or {}).items():
-            self._write_file(workdir, name, data)
+        for name in files or {}:
+            if not name or "/" in name or name in (".", ".."):
+                raise ValueError(f"a sandbox file name must be a plain name, got {name!r}")
+        self.prepare()
         lim = self.limits
         rlimits = {
             "as": lim.memory_mb * 2**20,
@@ -213,20 +194,7 @@ class Sandbox:
             "cpu": lim.cpu_budget_s,
         }
         self._spawned = True
-        self._launch(lambda python: list(program), rlimits=rlimits, env=env)
-
-    def _write_file(self, workdir: str, name: str, data: bytes) -> None:
-        if not name or "/" in name or name in (".", ".."):
-            raise ValueError(f"a sandbox file name must be a plain name, got {name!r}")
-        path = os.path.join(workdir, name)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            if self._uid is not None:
-                os.fchown(fd, self._uid, self._uid)
-            with os.fdopen(fd, "wb", closefd=False) as f:
-                f.write(data)
-        finally:
-            os.close(fd)
+        self._launch(lambda python: list(program), rlimits=rlimits, env=env, files=files)
 
     def run(self, code: str) -> RunResult:
         """Execute ``code`` in the sandbox's namespace and return its output and exit code."""
@@ -234,42 +202,45 @@ class Sandbox:
             raise RuntimeError("this sandbox runs a spawned program; run() drives the REPL only")
         if len(code.encode("utf-8")) > MAX_CODE_BYTES:
             return RunResult("", f"sandbox: code longer than {MAX_CODE_BYTES} bytes", 1)
-        if self._proc is None:
+        if self._live.proc is None:
             self._start()
         deadline = time.monotonic() + self.limits.timeout_s
         answer = self._send(code) and self._receive(deadline)
         if isinstance(answer, dict):
             return RunResult(str(answer["stdout"]), str(answer["stderr"]), int(answer["exit_code"]))
-        if answer != "timeout" and self._proc is not None:  # the runner died: let the
-            # launcher end the way it did (it passes the runner's exit status on), then kill
+        proc = self._live.proc
+        if answer != "timeout" and proc is not None:  # the runner died: let the launcher end
+            # the way it did (it passes the runner's exit status on), then kill
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                proc.wait(timeout=max(1.0, deadline - time.monotonic()))
         return self._crashed(timed_out=answer == "timeout")
 
     def close(self) -> None:
-        """Kill every process of the sandbox and remove its working directory."""
-        if self._proc is not None:
-            self._kill_all()
-            self._proc = None
-        for fd in (self._cmd, self._res):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self._cmd = self._res = -1
-        if self._workdir is not None:
-            _remove_tree(self._workdir)
-            self._workdir = None
-        if self._uid is not None:
-            _UIDS_IN_USE.discard(self._uid)
-            self._uid = None
+        """Kill every process of the sandbox and remove what it had (idempotent; it waits a
+        few seconds at most)."""
+        self._live.stop(self._uid)
+        self._live.reason = ""
+        self._workdir_gone()
         self._spawned = False
+
+    def detach(self) -> None:
+        """End the sandbox without waiting for it, as a sandbox dropped without :meth:`close`
+        does: the lifeline closes, and the launcher kills the sandbox's processes. For
+        finalizers, which must not block; the sandbox cannot be used afterwards."""
+        self._finalizer()
+
+    def _workdir_gone(self) -> None:
+        self._workdir = None  # on the sandbox's own disk, or removed by Live.release
+        if self._uid is not None:
+            UIDS_IN_USE.discard(self._uid)
+            self._uid = None
 
     # -- starting ---------------------------------------------------------------------------
 
     def _start(self) -> None:
         self._prepare()  # may raise SandboxUnavailable: before any pipe is made
-        cmd_r, self._cmd = os.pipe()
-        self._res, res_w = os.pipe()
+        cmd_r, self._live.cmd = os.pipe()
+        self._live.res, res_w = os.pipe()
         try:
             self._launch(
                 lambda python: [
@@ -292,10 +263,17 @@ class Sandbox:
     def _prepare(self) -> Isolation:
         how = isolation(network=self.limits.network, allow_unisolated=self.limits.allow_unisolated)
         if self._workdir is None:
-            self._workdir = tempfile.mkdtemp(prefix="openenv-code-")
+            self._private = how.private
             if how.users == "uid":
-                self._uid = _allocate_uid()
-                os.chown(self._workdir, self._uid, self._uid)
+                self._uid = allocate_uid()
+            if how.private:  # made by the launcher, on the sandbox's own disk
+                self._workdir = f"/tmp/openenv-code-{secrets.token_hex(8)}"
+                self._live.host_dir = None
+            else:
+                self._workdir = tempfile.mkdtemp(prefix="openenv-code-")
+                self._live.host_dir = self._workdir
+                if self._uid is not None:
+                    os.chown(self._workdir, self._uid, self._uid)
         return how
 
     def _launch(
@@ -306,6 +284,7 @@ class Sandbox:
         limits_arg: bool = False,
         rlimits: dict[str, int] | None = None,
         env: Mapping[str, str] | None = None,
+        files: Mapping[str, bytes] | None = None,
     ) -> None:
         """Start ``program(python)`` behind the launcher, in the working directory.
 
@@ -317,10 +296,10 @@ class Sandbox:
         private = None
         if how.private:  # the launcher and PID 1 of the sandbox's namespace count too
             nproc += 2
-            private = {"workdir": self._workdir, "tmp_mb": self.limits.tmp_mb}
+            private = {"workdir": self._workdir, "disk_mb": self.limits.disk_mb}
         if how.users != "uid":
-            nproc += len(_pids(lambda pid, uid, pgrp: uid == os.getuid()))
-            _protect_server_process()
+            nproc += len(pids(lambda pid, uid, pgrp: uid == os.getuid()))
+            protect_server_process()
         argv = program(how.python)
         if limits_arg:
             argv.append(
@@ -335,18 +314,75 @@ class Sandbox:
             )
         if rlimits is not None:
             rlimits = {**rlimits, "nproc": nproc}
-        launcher = launch_command(how.python, self._uid, self.limits.network, private, rlimits)
-        self._proc = subprocess.Popen(
-            [*launcher, *argv],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=pass_fds,
-            cwd=self._workdir,
-            env={**(env or {}), **_clean_environment(self._workdir)},
-            start_new_session=True,
-            umask=0o077,
+        if how.private:
+            watched = self._watch_options(how, files)
+        else:  # no launcher-side filesystem: the files go straight into the working directory
+            watched = {}
+            self._write_files(files or {})
+        launcher = launch_command(
+            how.python, self._uid, self.limits.network, private, rlimits, watched
         )
+        keep = tuple(fd for fd in watched.values() if isinstance(fd, int))
+        cwd = self._workdir if not how.private else "/"
+        try:
+            self._live.proc = subprocess.Popen(
+                [*launcher, *argv],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(*pass_fds, *keep),
+                cwd=cwd,
+                env={**(env or {}), **clean_environment(self._workdir)},
+                start_new_session=True,
+                umask=0o077,
+            )
+        finally:
+            self._live.close_launcher_ends()
+
+    def _write_files(self, files: Mapping[str, bytes]) -> None:
+        """``files`` into the (host-side) working directory, readable by the sandbox's user."""
+        assert self._workdir is not None
+        for name, data in files.items():
+            path = os.path.join(self._workdir, name)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                if self._uid is not None:
+                    os.fchown(fd, self._uid, self._uid)
+            finally:
+                os.close(fd)
+
+    def _watch_options(self, how: Isolation, files: Mapping[str, bytes] | None) -> dict:
+        """The lifeline, report and files pipes and the budget the launcher watches."""
+        live = self._live
+        lifeline_r, live.lifeline = os.pipe()
+        live.report, report_w = os.pipe()
+        live.launcher_ends = [lifeline_r, report_w]
+        lim = self.limits
+        live.cgroup = (
+            cgroups.create("code", lim.memory_mb * 2**20, lim.processes + 2)
+            if how.users == "uid"
+            else None
+        )
+        options: dict = {
+            "lifeline": lifeline_r,
+            "report": report_w,
+            "budget": {
+                "memory_bytes": lim.memory_mb * 2**20,
+                "cpu_s": lim.cpu_budget_s,
+                "cgroup": live.cgroup.launcher_options() if live.cgroup else None,
+            },
+        }
+        if files:
+            data = json.dumps({k: base64.b64encode(v).decode() for k, v in files.items()})
+            files_r, files_w = os.pipe()
+            live.launcher_ends.append(files_r)
+            with os.fdopen(files_w, "wb") as f:  # small (a connection file): fits the pipe
+                f.write(data.encode())
+            options["files"] = files_r
+        return options
 
     # -- talking ------------------------------------------------------------------------------
 
@@ -354,7 +390,7 @@ class Sandbox:
         data = (json.dumps({"code": code}) + "\n").encode("utf-8")
         try:
             while data:
-                data = data[os.write(self._cmd, data) :]
+                data = data[os.write(self._live.cmd, data) :]
         except OSError:
             return False
         return True
@@ -365,18 +401,18 @@ class Sandbox:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "timeout"
-            ready, _, _ = select.select([self._res], [], [], remaining)
+            ready, _, _ = select.select([self._live.res], [], [], remaining)
             if not ready:
                 continue
-            chunk = os.read(self._res, 1 << 16)
+            chunk = os.read(self._live.res, 1 << 16)
             if not chunk:
                 return "died"
             buffer += chunk
         return json.loads(buffer)
 
     def _crashed(self, *, timed_out: bool) -> RunResult:
-        proc = self._proc
-        self._kill_all()
+        proc = self._live.proc
+        self._live.stop(self._uid)
         status = proc.poll() if proc is not None else None
         message, exit_code = self._explain(status, timed_out)
         self.close()  # the next run starts a fresh interpreter in a fresh directory
@@ -385,6 +421,8 @@ class Sandbox:
 
     def _explain(self, status: int | None, timed_out: bool) -> tuple[str, int]:
         lim = self.limits
+        if self.ended_because:
+            return self.ended_because, 128 + signal.SIGKILL
         if timed_out:
             return f"wall-clock time limit of {lim.timeout_s:g} s exceeded", EXIT_TIMEOUT
         if status is not None and status < 0:
@@ -394,119 +432,3 @@ class Sandbox:
             name = signal.Signals(signum).name
             return f"the Python process was killed by {name}", 128 + signum
         return f"the Python process exited (status {status})", status or 1
-
-    # -- killing ------------------------------------------------------------------------------
-
-    def _kill_all(self) -> None:
-        """Kill the interpreter and everything it started (the runner sweeps after each run)."""
-        if self._proc is None:
-            return
-        uid, leader = self._uid, self._proc.pid
-        if uid is not None:
-            _kill_every_process_of(uid)
-        else:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(leader, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._proc.wait(timeout=5)
-        if uid is not None:
-            _kill_until_gone(lambda pid, owner, pgrp: owner == uid)
-        else:
-            _kill_until_gone(lambda pid, owner, pgrp: pgrp == leader)
-
-
-# -- isolation ----------------------------------------------------------------------------------
-
-_UIDS_IN_USE: set[int] = set()
-
-
-def _allocate_uid() -> int:
-    while True:
-        uid = random.randint(*_UID_RANGE)
-        if uid not in _UIDS_IN_USE and not _pids(functools.partial(_owned_by, uid)):
-            _UIDS_IN_USE.add(uid)
-            return uid
-
-
-def _owned_by(uid: int, pid: int, owner: int, pgrp: int) -> bool:
-    return owner == uid
-
-
-@functools.cache
-def _protect_server_process() -> None:
-    """Make the server non-dumpable: its ``/proc/<pid>`` files (``environ`` among them) then
-    belong to root, so a sandbox running under the same uid cannot read the server's secrets."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
-        raise SandboxUnavailable(
-            f"could not hide the server's environment from sandboxes (prctl failed: "
-            f"{os.strerror(ctypes.get_errno())}); run the server as root to isolate sandboxes"
-        )
-
-
-def _clean_environment(workdir: str) -> dict[str, str]:
-    return {
-        "PATH": SAFE_PATH,
-        "HOME": workdir,
-        "TMPDIR": workdir,
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-    }
-
-
-def _pids(match: Callable[[int, int, int], bool]) -> list[int]:
-    """Live processes (not zombies) for which ``match(pid, uid, process group)`` holds."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        pid = int(entry.name)
-        try:
-            owner = entry.stat().st_uid
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if fields[0] not in (b"Z", b"X") and match(pid, owner, int(fields[2])):
-            found.append(pid)
-    return found
-
-
-def _kill_until_gone(match: Callable[[int, int, int], bool], rounds: int = 200) -> None:
-    for _ in range(rounds):
-        pids = _pids(match)
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.005)
-
-
-def _kill_every_process_of(uid: int) -> None:
-    """``kill -KILL -1`` as ``uid``: one atomic sweep, even for processes that left the group."""
-    kill = shutil.which("kill", path=SAFE_PATH)
-    if kill is None:
-        return
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run(
-            [kill, "-KILL", "-1"],
-            user=uid,
-            group=uid,
-            extra_groups=[],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={"PATH": SAFE_PATH},
-            timeout=10,
-        )
-
-
-def _remove_tree(path: str) -> None:
-    def make_writable(func: Callable, target: str, _exc: object) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-            func(target)
-
-    shutil.rmtree(path, onerror=make_writable)

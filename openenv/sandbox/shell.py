@@ -182,12 +182,16 @@ class Shell:
         return self._call({"argv": argv, "cwd": cwd, "env": dict(env or {})}, timeout_s)
 
     def bash(
-        self, command: str, cwd: str | None = None, env: Mapping[str, str] | None = None
+        self,
+        command: str,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout_s: float | None = None,
     ) -> ShellResult:
         """Run a bash command line in ``cwd`` (``~`` when it is gone); ``result.cwd`` is where
-        it left the shell."""
+        it left the shell. ``timeout_s`` may only shorten the configured limit."""
         spec = {"argv": [], "bash": command, "cwd": cwd, "env": dict(env or {})}
-        return self._call(spec, None)
+        return self._call(spec, timeout_s)
 
     def python(self, code: str) -> tuple[str, str, int]:
         """Run trusted Python (the env's own checks) in the sandbox: (stdout, stderr, code)."""

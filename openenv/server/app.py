@@ -24,7 +24,8 @@ from openenv.server.clients import per_client_limit, trusted_proxies
 from openenv.server.context import ServerContext
 from openenv.server.docs import serve_docs
 from openenv.server.headers import security_headers
-from openenv.server.mcp import McpService, resolve_mode, serves_tools, without_simulation
+from openenv.server.heap import freeze_startup_heap
+from openenv.server.mcp import McpService, resolve_mode, without_simulation
 from openenv.server.sessions import DEFAULT_CALL_TIMEOUT_S, SessionManager
 from openenv.server.ws import DirectWsApp, WsEndpoint
 
@@ -64,9 +65,11 @@ def create_app(
     enable_web: bool | None = None,
     gradio_builder: Callable[..., Any] | None = None,
     custom_tab_name: str = "Custom",
+    custom_first: bool = False,
     title: str | None = None,
     mode: str | None = None,
     package: EnvPackage | None = None,
+    demos: Any = None,
 ) -> FastAPI:
     """Serve an environment: HTTP routes, ``/ws`` sessions and the ``/web`` playground.
 
@@ -83,11 +86,15 @@ def create_app(
     closed; ``0`` disables reaping), ``OPENENV_CALL_TIMEOUT_S`` (how long one sync env call may
     run before its session is ended; default the env's ``CALL_TIMEOUT_S`` or 60),
     ``OPENENV_API_TOKEN`` and ``ENABLE_WEB_INTERFACE``.
-    ``gradio_builder(session_api, ...)`` adds an environment-specific tab to the playground.
-    Tool environments also get ``/mcp``; ``mode="production"`` (or ``OPENENV_MODE``) serves
+    ``gradio_builder(session_api, ...)`` adds an environment-specific tab to the playground;
+    with ``custom_first`` that UI is the page's first screen, the generic playground folded below.
+    Every server answers JSON-RPC on ``/mcp`` (tool environments with their tools, the others
+    with the reference's error objects); ``mode="production"`` (or ``OPENENV_MODE``) serves
     tools and health only: no /reset, /step, /state, no reset/step/state on /ws, no playground.
     ``package`` (its manifest and README) describes the environment on /metadata and in the
     playground; by default, the package that defines the environment class.
+    ``demos`` (True, or a :class:`~openenv.datasets.demos.DemoSettings`) keeps the episodes
+    visitors finish in the playground as demonstrations; default ``OPENENV_DEMOS`` (off).
     """
     env_factory, env_cls = _session_factory(env)
     declared = env_cls.wire_types() if env_cls is not None else (None, None, None)
@@ -119,13 +126,16 @@ def create_app(
         proxies=trusted_proxies(),
     )
     redact_logs(ctx.token)
+    if demos is not None:
+        ctx.web["demo_settings"] = demos  # read by openenv.web.stage.demos
 
     production = resolve_mode(mode) == "production"
-    tools = McpService(ctx, production=production) if serves_tools(ctx) else None
+    tools = McpService(ctx, production=production)  # /mcp on every server, tools or not
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with tools.running() if tools else contextlib.nullcontext():
+        async with tools.running():
+            freeze_startup_heap()  # full collections stop walking the startup heap
             yield
         await manager.shutdown()
 
@@ -140,24 +150,28 @@ def create_app(
     app.add_exception_handler(OpenEnvError, http_routes.openenv_error)
     router = http_routes.router()
     app.include_router(without_simulation(router) if production else router)
-    mcp_handler = tools.ws_handler if tools else None
     ws = WsEndpoint(
         manager,
         action_cls,
         token=ctx.token,
-        mcp_handler=mcp_handler,
+        mcp_handler=tools.ws_handler,
         simulation=not production,
         owner_of=ctx.owner_of,
     )
     app.router.add_websocket_route("/ws", ws)  # WsEndpoint is a plain ASGI app
     app.ws_endpoint = ws  # ...which /ws connections reach without the middleware and router
     app.response_headers = security_headers()  # CSP, nosniff, referrer (openenv.server.headers)
-    if tools:
-        tools.mount(app)
+    tools.mount(app)
 
     web_on = enable_web if enable_web is not None else _env_flag("ENABLE_WEB_INTERFACE", True)
     if web_on and not production:
-        _mount_web(app, ctx, gradio_builder=gradio_builder, custom_tab_name=custom_tab_name)
+        _mount_web(
+            app,
+            ctx,
+            gradio_builder=gradio_builder,
+            custom_tab_name=custom_tab_name,
+            custom_first=custom_first,
+        )
     return app
 
 

@@ -15,7 +15,10 @@ a client cannot pick its own address by sending the header.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+import time
+from collections import OrderedDict
 from collections.abc import Iterable
 
 PER_CLIENT_VAR = "MAX_SESSIONS_PER_CLIENT"
@@ -64,3 +67,42 @@ def quota_owner(address: str, *, trusted: bool = False) -> str | None:
     except ValueError:
         pass  # a name, or "unknown": counted like any address
     return address
+
+
+class RateLimit:
+    """A token bucket per client: ``burst`` events at once, refilled at ``per_minute``.
+
+    ``allow(None)`` is always true (loopback and token holders count against nobody). At most
+    ``max_clients`` buckets are kept (the least recently used go first), so the memory a
+    crowd of addresses costs is bounded too.
+    """
+
+    def __init__(self, per_minute: float, burst: int, max_clients: int = 4096) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = float(max(burst, 1))
+        self.max_clients = max_clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def allow(self, client: str | None, now: float | None = None) -> bool:
+        """Take one event from ``client``'s bucket; False when it is empty."""
+        if client is None or self.rate <= 0:
+            return True
+        now = time.monotonic() if now is None else now
+        tokens, then = self._buckets.pop(client, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        allowed = tokens >= 1.0
+        self._buckets[client] = (tokens - 1.0 if allowed else tokens, now)
+        while len(self._buckets) > self.max_clients:
+            self._buckets.popitem(last=False)
+        return allowed
+
+    def retry_after_s(self, client: str | None) -> int:
+        """Whole seconds until ``client`` may try again."""
+        tokens, _ = self._buckets.get(client or "", (self.burst, 0.0))
+        return max(1, math.ceil((1.0 - tokens) / self.rate)) if self.rate > 0 else 1
+
+
+def env_number(name: str, default: float) -> float:
+    """``$name`` as a number, or ``default`` when it is unset or empty."""
+    raw = os.environ.get(name, "").strip()
+    return float(raw) if raw else default

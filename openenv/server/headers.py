@@ -70,3 +70,34 @@ def with_headers(send: Send, headers: list[tuple[bytes, bytes]]) -> Send:
         await send(message)
 
     return sending
+
+
+def relative_redirects(send: Send, scope: MutableMapping[str, Any]) -> Send:
+    """``send`` that makes a redirect to this server relative: a ``Location`` naming the host
+    the request came with (Starlette's trailing-slash redirects build one from ``Host``) loses
+    its scheme and host, so a forged ``Host`` is never echoed into a link."""
+    host = b""
+    for key, value in scope.get("headers") or ():
+        if key.lower() == b"host":
+            host = value.lower()
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = message.get("headers", ())
+            fixed = [(k, _relative(v, host) if k.lower() == b"location" else v) for k, v in headers]
+            if fixed != list(headers):
+                message = {**message, "headers": fixed}
+        await send(message)
+
+    return sending
+
+
+def _relative(location: bytes, host: bytes) -> bytes:
+    for scheme in (b"http://", b"https://", b"ws://", b"wss://"):
+        if location[: len(scheme)].lower() == scheme:
+            rest = location[len(scheme) :]
+            cut = min((i for i in (rest.find(c) for c in b"/?#") if i >= 0), default=len(rest))
+            if rest[:cut].lower() == host:
+                path = rest[cut:]
+                return path if path.startswith(b"/") else b"/" + path
+    return location

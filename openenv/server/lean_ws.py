@@ -5,7 +5,15 @@ uvicorn's sans-I/O ``websockets`` protocol gives every connection an :class:`asy
 :class:`asyncio.Event` (one more deque) for write back-pressure. :class:`LeanWebSocketProtocol`
 keeps that protocol and swaps those two for single-reader equivalents of a few dozen bytes,
 which takes an idle session from about 24 KiB to about 19.5; its inbox also polls for the next
-message of a fast client (see :class:`Inbox`). :func:`ws_protocol` returns it
+message of a fast client (see :class:`Inbox`).
+
+uvicorn also stops reading a connection as soon as one message waits for the app, and starts
+again once the app took it: two ``epoll_ctl`` calls and the selector's bookkeeping for every
+message of a client that sends one request and waits for its answer (about a fifth of the
+server's CPU per grid-world step). This protocol stops reading only once more than
+:data:`BACKLOG` messages wait (a client that sends ahead of its answers), so the bound on what
+one connection buffers holds and a request/answer client costs no such calls.
+:func:`ws_protocol` returns it
 where this uvicorn has the sans-I/O protocol, else ``"auto"`` (uvicorn's own choice).
 ``openenv.cli.serve.run`` (``openenv serve``, ``python app.py``, a Space) uses it.
 """
@@ -16,6 +24,8 @@ import asyncio
 from typing import Any
 
 from openenv import pacing
+
+BACKLOG = 2  # messages waiting for the app before the connection stops being read
 
 
 class Inbox:
@@ -119,6 +129,18 @@ if WebSocketsSansIOProtocol is not None:
                 if self.writable.is_set():
                     writable.set()
                 self.writable = writable  # type: ignore[assignment]
+
+        def send_receive_event_to_app(self) -> None:
+            """Queue the message for the app; stop reading only past :data:`BACKLOG`."""
+            paused = self.read_paused
+            self.read_paused = True  # uvicorn's own pause-after-each-message is skipped...
+            try:
+                super().send_receive_event_to_app()
+            finally:
+                self.read_paused = paused
+            if not paused and self.queue.qsize() > BACKLOG:  # ...and done here when due
+                self.read_paused = True
+                self.transport.pause_reading()
 
 
 def ws_protocol() -> Any:

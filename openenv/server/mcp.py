@@ -12,6 +12,11 @@ session manager so each session still runs one call at a time):
   carry ``Mcp-Session-Id`` or ``MCP-Protocol-Version``, ``initialize`` and ``server/discover``
   are served by the SDK itself (see :mod:`openenv.server.mcp_sdk`).
 
+Every server mounts ``/mcp``, as ``openenv`` 0.10 does: an environment without tools answers
+``tools/list`` and ``tools/call`` with the JSON-RPC error ``-32603 Environment does not support
+MCP`` (and any other method with ``-32601``), never a 404, and makes no environment to say so.
+``openenv/session/create`` and ``openenv/session/close`` work on every server.
+
 MCP never reaches ``reset``, ``step`` or ``state``. In production mode
 (``create_app(mode="production")`` or ``OPENENV_MODE=production``) the server serves tools and
 health only: the HTTP simulation routes are absent and ``/ws`` refuses reset/step/state.
@@ -20,6 +25,7 @@ health only: the HTTP simulation routes are absent and ``/ws`` refuses reset/ste
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -32,7 +38,13 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from openenv.core.errors import CapacityReached, OpenEnvError, SessionNotFound
-from openenv.core.mcp import CallToolAction, ToolErrorType, is_mcp_environment
+from openenv.core.mcp import (
+    CallToolAction,
+    CallToolObservation,
+    ListToolsAction,
+    ToolErrorType,
+    is_mcp_environment,
+)
 from openenv.core.serialization import load_untrusted
 from openenv.server.auth import check_bearer
 from openenv.server.context import ServerContext
@@ -51,6 +63,10 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SERVER_ERROR = -32000
+
+# What a server without tools answers to tools/list and tools/call (openenv 0.10's words).
+NO_MCP = "Environment does not support MCP"
+_TOOL_METHODS = frozenset({"tools/list", "tools/call"})
 
 # Requests a standard MCP client sends; the SDK answers them (stateful sessions, SSE, ...).
 _SDK_HEADERS = ("mcp-session-id", "mcp-protocol-version")
@@ -72,8 +88,8 @@ def without_simulation(router: APIRouter) -> APIRouter:
 
 
 def serves_tools(ctx: ServerContext) -> bool:
-    """True when the environment publishes tools (an MCPEnvironment or CallToolAction actions)."""
-    return is_mcp_environment(ctx.env_cls) or ctx.action_cls is CallToolAction
+    """True when the environment publishes tools (an MCPEnvironment or tool-call actions)."""
+    return is_mcp_environment(ctx.env_cls) or ctx.action_cls in (CallToolAction, ListToolsAction)
 
 
 class RpcError(Exception):
@@ -103,12 +119,15 @@ class McpService:
         self.ctx = ctx
         self.manager = ctx.manager
         self.production = production
-        self.sdk = _load_sdk_bridge(self)
+        self.has_tools = serves_tools(ctx)
+        self.sdk = _load_sdk_bridge(self) if self.has_tools else None
 
     # -- wiring -----------------------------------------------------------------------------
 
     def mount(self, app: FastAPI) -> None:
-        app.router.routes.append(Route("/mcp", endpoint=self, methods=["GET", "POST", "DELETE"]))
+        """Add ``/mcp`` (POST; GET and DELETE too for a tool env's standard MCP sessions)."""
+        methods = ["GET", "POST", "DELETE"] if self.has_tools else ["POST"]
+        app.router.routes.append(Route("/mcp", endpoint=self, methods=methods))
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -133,7 +152,8 @@ class McpService:
             response = JSONResponse({"detail": exc.message, "code": exc.code}, exc.http_status)
             await response(scope, receive, send)
             return
-        if request.method != "POST" or any(h in request.headers for h in _SDK_HEADERS):
+        wants_sdk = any(h in request.headers for h in _SDK_HEADERS)
+        if self.has_tools and (request.method != "POST" or wants_sdk):
             await self._to_sdk(scope, receive, send, None)
             return
         try:
@@ -143,7 +163,8 @@ class McpService:
             await response(scope, receive, send)
             return
         message = _loads(body)
-        if isinstance(message, dict) and message.get("method") in _SDK_METHODS:
+        sdk_method = isinstance(message, dict) and message.get("method") in _SDK_METHODS
+        if self.has_tools and sdk_method:
             await self._to_sdk(scope, receive, send, body)
             return
         answer = await self.dispatch(message, None, parsed=True, owner=self.ctx.owner_of(scope))
@@ -191,14 +212,18 @@ class McpService:
     async def _answer(
         self, method: str, params: dict[str, Any], session: Session | None, owner: str | None
     ) -> Any:
-        if method == "initialize":
-            return self.initialize_result(params)
-        if method == "ping":
-            return {}
         if method == "openenv/session/create":
             return await self._create_session(session, owner)
         if method == "openenv/session/close":
             return await self._close_session(params, session)
+        if not self.has_tools:
+            if method in _TOOL_METHODS:
+                raise RpcError(INTERNAL_ERROR, NO_MCP)
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if method == "initialize":
+            return self.initialize_result(params)
+        if method == "ping":
+            return {}
         if method == "tools/list":
             async with self._session(params, session, owner) as target:
                 tools = await self._run(target, "list_tools")
@@ -276,13 +301,16 @@ class McpService:
             await self.manager.close(session.id, "one-shot MCP call")
 
     async def _run(self, session: Session, method: str, *args: Any) -> Any:
-        """``env.<method>(*args)`` through the session manager, errors as JSON-RPC errors."""
-        if not callable(getattr(session.env, method, None)):
-            raise RpcError(
-                INTERNAL_ERROR, "Environment does not support MCP: subclass MCPEnvironment"
-            )
+        """``env.<method>(*args)`` through the session manager, errors as JSON-RPC errors; an
+        env without that method whose actions are tool calls answers through ``step``."""
+        if callable(getattr(session.env, method, None)):
+            work = lambda env: getattr(env, method)(*args)  # noqa: E731
+        elif self.ctx.action_cls in (CallToolAction, ListToolsAction):
+            work = lambda env: _through_step(env, method, *args)  # noqa: E731
+        else:
+            raise RpcError(INTERNAL_ERROR, NO_MCP)
         try:
-            return await self.manager.call(session, lambda env: getattr(env, method)(*args))
+            return await self.manager.call(session, work)
         except SessionNotFound as exc:
             raise RpcError(INVALID_PARAMS, exc.message) from None
         except OpenEnvError as exc:
@@ -329,6 +357,20 @@ def _call_params(params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return name, arguments
 
 
+def _through_step(env: Any, method: str, *args: Any) -> Any:
+    """``list_tools()`` / ``call_tool(name, arguments)`` of an env that answers tool actions in
+    its own ``step`` (``openenv`` 0.10's "MCP-style" envs). The step is the env's own, outside
+    the episode's bookkeeping, as 0.10 runs it: listing or calling tools needs no reset."""
+    step = inspect.unwrap(type(env).step)
+    if method == "list_tools":
+        return list(getattr(step(env, ListToolsAction()), "tools", None) or [])
+    name, arguments = args
+    obs = step(env, CallToolAction(tool_name=name, arguments=arguments or {}))
+    if not isinstance(obs, CallToolObservation):
+        return CallToolObservation(tool_name=name, result=getattr(obs, "metadata", None))
+    return obs
+
+
 def _tool_wire(tool: Any) -> dict[str, Any]:
     """A tool as MCP lists it (``inputSchema``, camelCase, as in the MCP specification)."""
     return {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
@@ -366,4 +408,23 @@ def _load_sdk_bridge(service: McpService) -> Any:
             raise
         log.info("the 'mcp' SDK is not installed: /mcp serves JSON-RPC without SDK sessions")
         return None
-    return SdkBridge(service)
+    try:
+        return SdkBridge(service)
+    except (TypeError, AttributeError, ImportError) as exc:  # an SDK of another major version
+        # (FastMCP 3, which 0.10's tool envs import, pins mcp 1.x): serve plain JSON-RPC.
+        log.warning(
+            "the installed 'mcp' SDK %s does not fit (mcp>=2.3 does): /mcp serves JSON-RPC "
+            "without SDK sessions (%s)",
+            _version("mcp"),
+            exc,
+        )
+        return None
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "(unknown version)"

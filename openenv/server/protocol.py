@@ -1,10 +1,12 @@
 """Parsing /ws messages and building replies. Pure functions, no I/O.
 
-Inbound: ``{"type": "reset"|"step"|"state"|"close"|"mcp"|"view", "data": {...},
-"request_id"?: str}``. Outbound: ``{"type": "observation"|"state"|"error"|"mcp"|"view",
-"data": {...}}``, with the inbound ``request_id`` echoed when one was given. ``view`` is ours,
-not the reference's (what the environment draws: :mod:`openenv.core.view_wire`); the
-``x-openenv-features`` header of the handshake says a server answers it.
+Inbound: ``{"type": "reset"|"step"|"state"|"close"|"mcp"|"view"|"session", "data": {...},
+"request_id"?: str}``. Outbound: ``{"type": "observation"|"state"|"error"|"mcp"|"view"|
+"session", "data": {...}}``, with the inbound ``request_id`` echoed when one was given.
+``view`` is ours, not the reference's (what the environment draws:
+:mod:`openenv.core.view_wire`); so is ``session`` (``{"id": handle, "watch": watch ref}``:
+the connection's own session, which a notebook's playground watches); the
+``x-openenv-features`` header of the handshake says a server answers them.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from openenv.core.serialization import dump_json, is_text, load_untrusted
 # What our servers do beyond the reference protocol, said in the x-openenv-features header of
 # the /ws handshake and by GET /features: echo request_id (the reference refuses unknown keys)
 # and answer {"type": "view"} (a playground in front of the server draws its views).
-FEATURES = ("request-id", "views")
-MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp", "view"})
+FEATURES = ("request-id", "views", "session")
+MESSAGE_TYPES = frozenset({"reset", "step", "state", "close", "mcp", "view", "session"})
 
 
 class Message(NamedTuple):

@@ -20,23 +20,50 @@ its clock gives, so a test can feed it any durations it likes. A reset starts a 
 options may change what a step costs (Atari's ``frameskip``), so the reset and the steps after
 it run in the pool until they prove fast again.
 
-Pooled calls run in a :class:`WorkerPool`, the server's own threads: one client (the address its
-sessions count against) runs at most ``per_client`` calls there at once, so a few connections
-doing expensive steps cannot take every thread; and a call that runs past ``time_limit_s``
-raises :class:`CallOverran` for its session to be ended, while the pool lends a thread in its
-place until that call returns (a thread cannot be interrupted).
+Calls that wait (a sleep, a subprocess, an HTTP call to a judge or a model) must not hold one
+of the few threads of the bounded pool: a session whose pooled calls spend most of their time
+waiting (``wait_after`` readings in a row longer than ``wait_min_s`` whose thread CPU time is
+under ``wait_share`` of their wall time), or whose environment declares ``STEP_KIND = "io"``,
+runs its calls in a second, large pool (``waits``) whose threads are made only as calls need
+them; a waiting thread costs no CPU, so many of them do not starve the event loop. A call there
+that computes after all (thread CPU over ``cpu_max_s``, or over ``cpu_share`` of its wall time
+and over ``slow_limit_s``; the absolute bound holds when many threads share the GIL and each
+gets a small share) sends the session to the bounded pool, so computing stays bounded per
+client; ``STEP_KIND = "cpu"`` keeps a session there from the start. The scheduler serves one
+environment, so a session not sorted yet runs where the last session it sorted went (the
+waits, before any was): a thousand waiting sessions are not each measured behind the few
+threads first, and once one session computed, new ones start bounded.
+
+Pooled calls run in a :class:`~openenv.server.workers.WorkerPool`, the server's own threads, with
+a time limit and a share per client (:mod:`openenv.server.workers`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
-import concurrent.futures
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from openenv.server.workers import (
+    CROWD_SWITCH_S,
+    CallOverran,
+    WorkerPool,
+    wait_pool,
+)
+
+__all__ = [
+    "CROWD_SWITCH_S",
+    "Adaptive",
+    "CallOverran",
+    "CallStats",
+    "Scheduler",
+    "Tuning",
+    "WorkerPool",
+    "WorkerThreads",
+    "scheduler_for",
+    "wait_pool",
+]
 
 Clock = Callable[[], float]
 
@@ -54,6 +81,11 @@ class Tuning:
     spike_cap: int = 4
     retry_first: int = 32
     weight: float = 0.1  # of a new reading in the moving average
+    wait_min_s: float = 0.002  # a pooled call shorter than this says nothing about waiting
+    wait_share: float = 0.25  # CPU under this share of a call's wall time: it waited
+    cpu_share: float = 0.5  # CPU over this share (and over slow_limit_s): it computed
+    wait_after: int = 2  # waiting readings in a row before the session's calls go to the waits
+    cpu_max_s: float = 0.05  # one call computing this long computes, whatever its share
 
 
 @dataclass(slots=True)
@@ -67,84 +99,14 @@ class CallStats:
     retry_in: int = field(default=Tuning.retry_first)  # pooled calls until an inline retry
     retry_gap: int = 0  # pooled calls between inline retries (doubles after each miss)
     owner: str | None = None  # the client whose share of the pool its calls use
+    kind: str = "auto"  # what the environment declares: "io", "cpu" or "auto"
+    waits: bool = False  # its calls run in the large pool of waiting calls
+    waited: int = 0  # waiting readings in a row
+    sorted: bool = False  # where its calls run is known (declared, or measured)
 
-
-class CallOverran(RuntimeError):
-    """A sync environment call ran past the pool's time limit; it goes on in its thread."""
-
-    def __init__(self, limit_s: float, future: asyncio.Future[Any]) -> None:
-        super().__init__(f"ran past its {limit_s:g} s limit")
-        self.limit_s = limit_s
-        self.future = future  # done once the environment returns (then it may be closed)
-
-
-class WorkerPool:
-    """The threads pooled environment calls run in (see the module docstring).
-
-    ``workers`` threads (default: 4 per CPU, at least 8); ``per_client`` calls at once for one
-    client (default: a quarter of the threads); ``time_limit_s`` per call (``None``: none).
-    """
-
-    def __init__(
-        self,
-        workers: int | None = None,
-        *,
-        per_client: int | None = None,
-        time_limit_s: float | None = None,
-    ) -> None:
-        self.workers = workers or max(8, 4 * (os.cpu_count() or 1))
-        self.per_client = per_client or max(1, self.workers // 4)
-        self.time_limit_s = time_limit_s or None
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            self.workers, thread_name_prefix="openenv-env"
-        )
-        self._busy: collections.Counter[str] = collections.Counter()
-        self._turns: asyncio.Condition | None = None
-        self.lent = 0  # threads lent in place of calls that overran
-
-    async def call(self, owner: str | None, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run ``fn(*args)`` in a thread, within ``owner``'s share and the time limit."""
-        if owner is None:
-            return await self._run(fn, args)
-        turns = self._turns = self._turns or asyncio.Condition()
-        async with turns:
-            await turns.wait_for(lambda: self._busy[owner] < self.per_client)
-            self._busy[owner] += 1
-        try:
-            return await self._run(fn, args)
-        finally:
-            async with turns:
-                self._busy[owner] -= 1
-                if not self._busy[owner]:
-                    del self._busy[owner]
-                turns.notify_all()
-
-    async def _run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-        future = asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
-        if self.time_limit_s is None:
-            return await future
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), self.time_limit_s)
-        except TimeoutError:
-            self._lend(future)
-            raise CallOverran(self.time_limit_s, future) from None
-
-    def _lend(self, future: asyncio.Future[Any]) -> None:
-        """One more thread while the overrunning call holds its own (CPython's executor grows
-        up to ``_max_workers``); at most as many as the pool has, then calls wait."""
-        if self.lent >= self.workers:
-            return
-        self.lent += 1
-        self._executor._max_workers += 1  # type: ignore[attr-defined]
-
-        def give_back(_: object) -> None:
-            self.lent -= 1
-            self._executor._max_workers -= 1  # type: ignore[attr-defined]
-
-        future.add_done_callback(give_back)
-
-    def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+    def __post_init__(self) -> None:
+        self.waits = self.kind == "io"
+        self.sorted = self.kind in ("io", "cpu")
 
 
 class Scheduler(Protocol):
@@ -171,12 +133,20 @@ class Adaptive:
         tuning: Tuning | None = None,
         clock: Clock = time.perf_counter,
         pool: WorkerPool | None = None,
+        waits: WorkerPool | None = None,
+        cpu_clock: Clock = time.thread_time,
     ) -> None:
         self.tuning = tuning or Tuning()
         self.clock = clock
+        self.cpu_clock = cpu_clock  # CPU time of the calling thread
         self.pool = pool or WorkerPool()
+        self.waits = waits or wait_pool(time_limit_s=self.pool.time_limit_s)
+        # Where the last session sorted went: unsorted sessions (same env) run there.
+        self.sessions_wait = True
 
     async def run(self, calls: CallStats, fn: Callable[..., Any], *args: Any) -> Any:
+        if not calls.sorted:  # not measured yet: where the last session sorted went
+            calls.waits = self.sessions_wait
         if calls.inline or self.retry_due(calls):
             start = self.clock()
             try:
@@ -184,18 +154,19 @@ class Adaptive:
             finally:
                 self.learn(calls, self.clock() - start, inline=True)
         took: list[float] = []
+        pool = self.waits if calls.waits else self.pool
         try:
-            return await self.pool.call(calls.owner, self._timed, fn, args, took)
+            return await pool.call(calls.owner, self._timed, fn, args, took)
         finally:
             if took:
-                self.learn(calls, took[0], inline=False)
+                self.learn(calls, took[0], inline=False, cpu=took[1])
 
     def _timed(self, fn: Callable[..., Any], args: tuple[Any, ...], took: list[float]) -> Any:
-        start = self.clock()
+        start, cpu = self.clock(), self.cpu_clock()
         try:
             return fn(*args)
         finally:
-            took.append(self.clock() - start)
+            took += (self.clock() - start, self.cpu_clock() - cpu)
 
     def retry_due(self, calls: CallStats) -> bool:
         """Whether this pooled call should be tried inline (see ``retry_first``)."""
@@ -209,9 +180,14 @@ class Adaptive:
         calls.retry_in -= 1
         return calls.retry_in <= 0
 
-    def learn(self, calls: CallStats, took: float, *, inline: bool) -> None:
-        """Count a call that took ``took`` seconds, inline or in the pool."""
+    def learn(
+        self, calls: CallStats, took: float, *, inline: bool, cpu: float | None = None
+    ) -> None:
+        """Count a call that took ``took`` seconds (``cpu`` of them computing, when measured
+        in a thread), inline or in a pool."""
         t = self.tuning
+        if cpu is not None:
+            self.sort(calls, took, cpu)
         if inline and took > t.evict_s:
             calls.strikes = t.slow_strikes  # it held the event loop: never again
         elif inline and took > t.slow_limit_s:
@@ -235,9 +211,27 @@ class Adaptive:
         if was_inline and not calls.inline:
             calls.retry_in = calls.retry_gap or t.retry_first
 
+    def sort(self, calls: CallStats, took: float, cpu: float) -> None:
+        """Send a session's calls to the waits or back to the bounded pool, from one pooled
+        call's wall time ``took`` and thread CPU time ``cpu`` (see the module docstring)."""
+        t = self.tuning
+        if calls.kind == "cpu":
+            return
+        if cpu > t.cpu_max_s or (cpu > t.cpu_share * took and cpu > t.slow_limit_s):
+            calls.waits = self.sessions_wait = False  # it computes: the bounded pool
+            calls.waited, calls.sorted = 0, True
+        elif took >= t.wait_min_s and cpu < t.wait_share * took:
+            calls.waited += 1
+            if calls.waited >= t.wait_after:
+                calls.waits = self.sessions_wait = calls.sorted = True
+        elif not calls.waits:
+            calls.waited = 0
 
-def scheduler_for(inline_budget_s: float, pool: WorkerPool | None = None) -> Scheduler:
+
+def scheduler_for(
+    inline_budget_s: float, pool: WorkerPool | None = None, waits: WorkerPool | None = None
+) -> Scheduler:
     """The adaptive scheduler with that inline budget, or the plain one when it is 0."""
     if inline_budget_s > 0:
-        return Adaptive(Tuning(budget_s=inline_budget_s), pool=pool)
+        return Adaptive(Tuning(budget_s=inline_budget_s), pool=pool, waits=waits)
     return WorkerThreads(pool)

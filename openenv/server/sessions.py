@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hmac
 import logging
 import secrets
 import time
@@ -33,6 +34,7 @@ from openenv.server.scheduling import (
     Tuning,
     WorkerPool,
     scheduler_for,
+    wait_pool,
 )
 
 log = logging.getLogger("openenv.server")
@@ -41,6 +43,7 @@ DEFAULT_CALL_TIMEOUT_S = 60.0  # a sync env call longer than this ends its sessi
 
 CloseHook = Callable[[str], Awaitable[None] | None]
 KEPT_REWARDS = 1000  # of the current episode, for a watcher's reward chart
+HANDLE_SEP = "."  # between a session's id and a key (neither ever holds one: base64url)
 
 
 @dataclass(slots=True)
@@ -76,7 +79,12 @@ class Progress:
 
 @dataclass(eq=False, slots=True)
 class Session:
-    """One environment instance and its bookkeeping. Created only by :class:`SessionManager`."""
+    """One environment instance and its bookkeeping. Created only by :class:`SessionManager`.
+
+    ``id`` is the session's handle, given only to its creator: a public part
+    (:attr:`public_id`, what watch lists and logs show) and the owner's secret key. Attaching
+    to the session (``/ws?session_id=``, MCP's ``session_id``) takes the whole handle; the
+    public part alone serves the operator only (:meth:`SessionManager.attach`)."""
 
     id: str
     kind: str
@@ -92,9 +100,30 @@ class Session:
     used: bool = False  # a call ran on it (an unused session is reaped sooner)
     connections: int = 0  # live WebSockets on it: while one is open it is never idle-reaped
     progress: Progress = field(default_factory=Progress)  # what a watcher sees
+    # A read-only secret: a watch link carries it, and it cannot act on the session.
+    watch_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
+
+    @property
+    def public_id(self) -> str:
+        """The name a watch list, a log or an error shows: the id without its owner's key.
+        It attaches nothing."""
+        return self.id.partition(HANDLE_SEP)[0]
+
+    @property
+    def watch_ref(self) -> str:
+        """The read-only name of the session for a watch link: its public id and watch key."""
+        return f"{self.public_id}{HANDLE_SEP}{self.watch_key}"
+
+
+def _unknown(ref: str) -> str:
+    public = ref.partition(HANDLE_SEP)[0][:64]
+    return (
+        f"no open session {public!r} for this key: it closed, or this client is not its owner "
+        "(attaching needs the handle its creator was given, or the server's API token)"
+    )
 
 
 def _leave(session: Session) -> None:
@@ -104,8 +133,14 @@ def _leave(session: Session) -> None:
 
 def _failure(session: Session, exc: Exception) -> ExecutionError:
     """What the caller gets when environment code raised: the error, named (and logged)."""
-    log.exception("environment raised in session %s", session.id)
+    log.exception("environment raised in session %s", session.public_id)
     return ExecutionError(f"{type(exc).__name__}: {exc}")
+
+
+def _call_stats(session: Session) -> CallStats:
+    """A new scheduling record for ``session``: its quota owner and its env's STEP_KIND."""
+    kind = getattr(type(session.env), "STEP_KIND", "auto")
+    return CallStats(owner=session.owner, kind=kind if kind in ("io", "cpu") else "auto")
 
 
 def _read_state(env: Environment) -> State:
@@ -146,9 +181,10 @@ class SessionManager:
     ) -> None:
         self._factory = env_factory
         self.pool = WorkerPool(time_limit_s=call_timeout_s)
+        self.waits = wait_pool(max_sessions, call_timeout_s)  # threads made as calls wait
         self.per_client = per_client or None  # sessions one client may hold (None: no limit)
         self.unused_timeout_s = unused_timeout_s or None
-        self.scheduler = scheduler or scheduler_for(inline_budget_s, self.pool)
+        self.scheduler = scheduler or scheduler_for(inline_budget_s, self.pool, self.waits)
         self.max_sessions = max_sessions
         self.idle_timeout_s = idle_timeout_s or None
         self._sessions: dict[str, Session] = {}
@@ -176,8 +212,9 @@ class SessionManager:
                 f"this client already holds {self.per_client} sessions, the most one client "
                 "may (MAX_SESSIONS_PER_CLIENT); close one, or send the server's API token"
             )
-        # Unguessable: knowing an id is enough to attach to a session (/ws?session_id=, MCP).
-        session = Session(id=f"{kind}-{secrets.token_urlsafe(18)}", kind=kind, owner=owner)
+        # The handle: a public id, and the owner's key that attaching takes (attach()).
+        handle = f"{kind}-{secrets.token_urlsafe(18)}{HANDLE_SEP}{secrets.token_urlsafe(18)}"
+        session = Session(id=handle, kind=kind, owner=owner)
         session.calls.owner = owner
         self._sessions[session.id] = session
         self._ensure_reaper()
@@ -204,6 +241,34 @@ class SessionManager:
                 f"session {session_id!r} is closed or expired; open a new one with reset"
             )
         return session
+
+    def attach(self, ref: str, *, operator: bool = False) -> Session:
+        """The session ``ref`` names, for acting on it: its handle (:attr:`Session.id`), or
+        its public id for the ``operator`` (a holder of the server's API token). Anything
+        else is answered like an unknown session: nothing says whether it exists."""
+        session = self._sessions.get(ref)
+        if session is None and operator:
+            session = self._public(ref)
+        if session is None:
+            raise SessionNotFound(_unknown(ref))
+        return session
+
+    def watched(self, ref: str, *, operator: bool = False) -> Session:
+        """The session ``ref`` names, for watching it: its handle, its read-only
+        :attr:`Session.watch_ref`, or its public id for the ``operator``."""
+        public, _, key = ref.partition(HANDLE_SEP)
+        session = self._sessions.get(ref) or self._public(public)
+        if session is not None and (
+            (operator and not key)
+            or session.id == ref
+            or hmac.compare_digest(key.encode(), session.watch_key.encode())
+        ):
+            return session
+        raise SessionNotFound(_unknown(ref))
+
+    def _public(self, public_id: str) -> Session | None:
+        prefix = public_id + HANDLE_SEP
+        return next((s for k, s in self._sessions.items() if k.startswith(prefix)), None)
 
     async def close(self, session_id: str, reason: str = "closed") -> None:
         session = self._sessions.pop(session_id, None)
@@ -232,13 +297,14 @@ class SessionManager:
         for session_id in list(self._sessions):
             await self.close(session_id, "server shutting down")
         self.pool.shutdown()
+        self.waits.shutdown()
 
     async def _abandon(self, session: Session, overran: CallOverran, what: str) -> ExecutionError:
         """A call of ``session`` ran past the time limit: end the session now (its slot is
         free, its socket told why) and close its environment once the call returns."""
         env, session.env = session.env, None
         reason = f"its {what} ran past its {overran.limit_s:g} s limit"
-        log.warning("session %s: %s; the session is ended", session.id, reason)
+        log.warning("session %s: %s; the session is ended", session.public_id, reason)
         await self.close(session.id, reason)
         if env is not None:
             loop = asyncio.get_running_loop()
@@ -254,8 +320,12 @@ class SessionManager:
 
     async def reset(self, session: Session, **kwargs: Any) -> Observation:
         # A new record: the options may change what a step costs; the reset and the steps
-        # after it run in the pool until they prove fast again.
-        session.calls = CallStats(owner=session.owner)
+        # after it run in the pool until they prove fast again. A session whose calls wait
+        # keeps waiting among the many threads (a call that computes sends it back).
+        old = session.calls
+        session.calls = _call_stats(session)
+        if old.sorted and not session.calls.sorted:
+            session.calls.waits, session.calls.sorted = old.waits, True
 
         async def reset(env: Environment) -> Observation:
             if overrides(type(env), "reset_async"):
@@ -353,17 +423,32 @@ class SessionManager:
         """
         now, stale = time.monotonic(), []
         for s in self._sessions.values():
-            if s.used and s.connections:
-                continue
-            # A session nobody used goes sooner, when it counts against an outside client.
-            limit = self.idle_timeout_s if s.used or s.owner is None else self._unused_limit()
+            limit = self._idle_limit(s)
             if s.busy == 0 and limit is not None and s.last_active < now - limit:
                 stale.append((s.id, limit, s.used))
         for session_id, limit, used in stale:
-            log.info("closing %s session %s", "idle" if used else "unused", session_id)
+            public = session_id.partition(HANDLE_SEP)[0]
+            log.info("closing %s session %s", "idle" if used else "unused", public)
             what = "idle" if used else "unused"
             await self.close(session_id, f"{what} for more than {limit:g}s")
         return len(stale)
+
+    def _idle_limit(self, s: Session) -> float | None:
+        """How long ``s`` may stay idle before :meth:`reap` closes it (``None``: never)."""
+        if s.used and s.connections:
+            return None
+        # A session nobody used goes sooner, when it counts against an outside client.
+        return self.idle_timeout_s if s.used or s.owner is None else self._unused_limit()
+
+    def next_idle_close_s(self) -> float | None:
+        """Seconds until :meth:`reap` closes the next idle session if nobody uses it first (a
+        full server's expected wait at the latest), or ``None`` when no session would be."""
+        now, waits = time.monotonic(), []
+        for s in self._sessions.values():
+            limit = self._idle_limit(s)
+            if limit is not None:
+                waits.append(max(0.0, s.last_active + limit - now))
+        return min(waits) if waits else None
 
     def _unused_limit(self) -> float | None:
         """How long a session nobody used may live: the unused timeout, within the idle one."""

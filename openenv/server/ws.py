@@ -25,8 +25,10 @@ from openenv.core.serialization import model_from_wire, observation_to_wire, sta
 from openenv.core.view_wire import drawing_of, drawing_to_wire
 from openenv.server import protocol
 from openenv.server.auth import check_bearer
-from openenv.server.headers import with_headers
+from openenv.server.clients import trusted_proxies
+from openenv.server.headers import relative_redirects, with_headers
 from openenv.server.limits import TooLarge, guard_body, max_message_bytes
+from openenv.server.origin import GATED, Gate, refusal_body
 from openenv.server.sessions import Session, SessionManager
 
 log = logging.getLogger("openenv.server")
@@ -172,12 +174,14 @@ class WsEndpoint:
         await socket.close(code, exc.code)
 
     async def _session(self, scope: Scope) -> tuple[Session, bool]:
-        """A new session, or the one named by ``?session_id=`` (owned by whoever opened it)."""
+        """A new session, or the one named by ``?session_id=``: its handle, which only its
+        creator was given (or its public id, for a holder of the API token). The session stays
+        its creator's: this connection closing does not close it."""
         query = scope.get("query_string", b"")
         if query:
             attach = dict(parse_qsl(query.decode("latin-1"))).get("session_id")
             if attach:
-                return self.manager.get(attach), False
+                return self.manager.attach(attach, operator=self.token is not None), False
         return await self.manager.open("ws", owner=self.owner_of(scope)), True
 
     async def _answer(self, session: Session, raw: Any) -> tuple[str | None, bool]:
@@ -199,6 +203,9 @@ class WsEndpoint:
                 return protocol.reply("observation", observation_to_wire(obs), rid), True
             if kind == "close":
                 return None, False
+            if kind == "session":  # its own handle: this connection created or attached it
+                ids = {"id": session.id, "watch": session.watch_ref}
+                return protocol.reply("session", ids, rid), True
             if not self.simulation and kind != "mcp":
                 raise SimulationDisabled(
                     f"this server runs in production mode: {kind!r} is not available; "
@@ -236,14 +243,28 @@ class DirectWsApp(FastAPI):
     ``/ws`` under a path this does not recognise, takes the normal route, and so does ``/ws``
     itself once the app has middleware of its user's (``app.add_middleware``): authentication
     or logging added that way sees every WebSocket too, for the cost of those frames.
+
+    Every request and WebSocket first passes :attr:`gate` (:mod:`openenv.server.origin`: only
+    the server's own pages drive it), and every redirect it answers is relative.
     """
 
     ws_path = "/ws"
     ws_endpoint: ASGIApp | None = None
     response_headers: list[tuple[bytes, bytes]] | None = None  # added to every HTTP response
+    gate: Gate | None = None  # the Host and Origin checks (openenv.server.origin)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.gate = Gate.from_env(trusted_proxies())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and not scope.get(GATED):
+            reason = self.gate.refusal(scope) if self.gate is not None else None
+            if reason is not None:
+                return await _forbidden(scope, receive, send, reason)
+            scope[GATED] = True
         if scope["type"] == "http":
+            send = relative_redirects(send, scope)
             if self.response_headers:
                 send = with_headers(send, self.response_headers)
             return await guard_body(scope, receive, send, super().__call__)
@@ -257,6 +278,20 @@ class DirectWsApp(FastAPI):
             if _route_path(scope) == self.ws_path:
                 return await self.ws_endpoint(scope, receive, send)
         return await super().__call__(scope, receive, send)
+
+
+async def _forbidden(scope: Scope, receive: Receive, send: Send, reason: str) -> None:
+    """Refuse a request the gate stopped: 403 with the reason, or a WebSocket closed before
+    it is accepted (the client sees 403)."""
+    log.info("refused %s %s: %s", scope["type"], scope.get("path", ""), reason)
+    if scope["type"] == "websocket":
+        await receive()  # websocket.connect
+        await send({"type": "websocket.close", "code": CLOSE_UNAUTHORIZED, "reason": "origin"})
+        return
+    body = refusal_body(reason)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 403, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _route_path(scope: Scope) -> str:

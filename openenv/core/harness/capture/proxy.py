@@ -1,0 +1,148 @@
+"""The capture proxy's core, without HTTP: a dialect request in, the upstream call, the node
+recorded, the reply in the dialect out. :mod:`.server` puts it on the wire."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from openenv.core.harness.capture.accumulate import StreamAccumulator
+from openenv.core.harness.capture.dialects import ChatReply, Dialect, DialectCall
+from openenv.core.harness.capture.fixes import BY_NAME
+from openenv.core.harness.capture.graph import CaptureNode
+from openenv.core.harness.capture.level import CaptureLevel
+from openenv.core.harness.capture.result import AppliedFix, CaptureResult
+from openenv.core.harness.capture.sessions import CaptureSession, SessionStore
+from openenv.core.harness.capture.tokens import call_tokens
+from openenv.core.harness.capture.upstream import Upstream
+
+MAX_BODY_BYTES = 16 * 1024 * 1024
+
+
+@dataclass
+class Answer:
+    """What one agent call gets back: the reply, and whether to stream it."""
+
+    reply: ChatReply
+    call: DialectCall
+    node: CaptureNode
+
+
+class CaptureProxy:
+    """Sessions, the upstream endpoint and the capture level of one proxy."""
+
+    def __init__(
+        self,
+        upstream: Upstream,
+        level: CaptureLevel | None = None,
+        *,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_sessions: int = 4096,
+    ) -> None:
+        self.upstream = upstream
+        self.level = level or CaptureLevel()
+        self.sessions = SessionStore(max_sessions=max_sessions)
+        self.max_body_bytes = max_body_bytes
+
+    def open_session(self, label: str = "") -> str:
+        """Mint a capture session for one rollout; the id is the agent's API key."""
+        return self.sessions.open(label).session_id
+
+    def result(self, session_id: str) -> CaptureResult:
+        """The session's capture so far, stamped with the level and the applied fixes."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise KeyError(f"no capture session {session_id!r}")
+        return self._result(session)
+
+    def close_session(self, session_id: str) -> CaptureResult:
+        """End the session (its key stops working) and return its capture."""
+        session = self.sessions.close(session_id)
+        if session is None:
+            raise KeyError(f"no capture session {session_id!r}")
+        return self._result(session)
+
+    def _result(self, session: CaptureSession) -> CaptureResult:
+        fixes = [AppliedFix(name=n, effect=BY_NAME[n].effect) for n in session.fixes]
+        return CaptureResult(
+            session_id=session.session_id,
+            label=session.label,
+            rollout_type=self.level.rollout_type,
+            capture_level=self.level.capture_level,
+            probe=self.level,
+            fixes=fixes,
+            nodes=[n.model_copy(deep=True) for n in session.graph.nodes],
+        )
+
+    async def handle(self, session: CaptureSession, dialect: Dialect, call: DialectCall) -> Answer:
+        """Forward one normalised call upstream and record it as a node of the session's graph."""
+        node_id = session.next_node_id()
+        upstream = await self.upstream.complete(call.chat, want_tokens=self.level.wants_tokens)
+        node = self._record(session, node_id, dialect, call, upstream.body, upstream.fixes)
+        return Answer(ChatReply.from_body(upstream.body), call, node)
+
+    async def handle_stream(
+        self, session: CaptureSession, dialect: Dialect, call: DialectCall
+    ) -> AsyncIterator[str]:
+        """Open a streamed upstream call (errors raise here, before any byte is sent) and
+        return the agent's events, relayed as text arrives; the node is recorded at the end,
+        also when the agent hangs up early."""
+        node_id = session.next_node_id()
+        upstream = await self.upstream.stream(call.chat, want_tokens=self.level.wants_tokens)
+
+        async def events() -> AsyncIterator[str]:
+            acc, writer = StreamAccumulator(), dialect.writer(call)
+            recorded = False
+            try:
+                for event in writer.open():
+                    yield event
+                async for chunk in upstream.chunks():
+                    delta = acc.feed(chunk)
+                    if delta:
+                        for event in writer.text(delta):
+                            yield event
+                body = acc.body()
+                # Recorded before the last events go out: an agent that has its answer may
+                # close the session at once.
+                self._record(session, node_id, dialect, call, body, upstream.fixes)
+                recorded = True
+                for event in writer.finish(ChatReply.from_body(body)):
+                    yield event
+            finally:
+                await upstream.aclose()
+                if not recorded:  # the agent hung up, or the endpoint broke, mid-stream
+                    self._record(session, node_id, dialect, call, acc.body(), upstream.fixes)
+
+        return events()
+
+    def _record(
+        self,
+        session: CaptureSession,
+        node_id: str,
+        dialect: Dialect,
+        call: DialectCall,
+        body: dict[str, Any],
+        fixes: list[str],
+    ) -> CaptureNode:
+        for fix in fixes:
+            if fix not in session.fixes:
+                session.fixes.append(fix)
+        tokens = call_tokens(body)
+        node = CaptureNode(
+            node_id=node_id,
+            seq=int(node_id[1:]),
+            dialect=dialect.name,
+            prompt_token_ids=tokens.prompt_ids,
+            completion_token_ids=tokens.completion_ids,
+            per_token_logps=tokens.logprobs,
+            messages=_messages(call.chat),
+            reply=tokens.message,
+            finish_reason=tokens.finish_reason,
+        )
+        session.graph.add(node)
+        return node
+
+
+def _messages(chat: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in chat.get("messages", []) if isinstance(m, dict)]

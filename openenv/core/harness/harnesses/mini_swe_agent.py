@@ -1,0 +1,99 @@
+"""mini-swe-agent (PyPI ``mini-swe-agent``), in a virtualenv of its own made with the sandbox's
+interpreter, since the sandbox's user cannot read the server's own interpreter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from openenv.core.harness.harnesses.base import (
+    DEFAULT_STEP_LIMIT,
+    Harness,
+    HarnessCommand,
+    check_instruction,
+    harness_home,
+)
+
+
+class MiniSweAgent(Harness):
+    """mini-swe-agent's ``mini`` CLI, non-interactive (``-y --exit-immediately``), through
+    litellm's OpenAI provider at the proxy; it stops when the model submits or at its step
+    limit."""
+
+    name = "mini-swe-agent"
+    dialect = "chat"
+    package = "mini-swe-agent==2.4.6"  # the version its tests and the scripted policy speak to
+
+    def __init__(self, step_limit: int = DEFAULT_STEP_LIMIT, home: Path | None = None) -> None:
+        self.step_limit = step_limit
+        self.venv = (home or harness_home()) / self.name
+
+    @property
+    def python(self) -> Path:
+        """The virtualenv's interpreter."""
+        return self.venv / "bin" / "python"
+
+    def mounts(self) -> list[Path]:
+        return [self.venv]
+
+    def problem(self) -> str | None:
+        if not self.python.exists():
+            return (
+                f"{self.name} is not installed in {self.venv}: run "
+                f"`openenv harbor install {self.name}` (a virtualenv from PyPI's {self.package})"
+            )
+        return None
+
+    def command(self, instruction: str, base_url: str, api_key: str, model: str) -> HarnessCommand:
+        check_instruction(self.name, instruction)
+        argv = [
+            str(self.python),
+            "-m",
+            "minisweagent.run.mini",
+            "--yolo",
+            "--exit-immediately",
+            "--cost-limit",
+            "0",
+            "--model",
+            f"openai/{model}",
+            "--task",
+            instruction,
+            "--output",
+            "/tmp/mini-swe-agent/trajectory.json",
+            "--config",
+            "mini.yaml",
+            "--config",
+            f"model.model_kwargs.api_base={base_url}",
+            "--config",
+            f"agent.step_limit={self.step_limit}",
+        ]
+        env = {
+            "OPENAI_API_KEY": api_key,
+            "OPENAI_API_BASE": base_url,
+            "MSWEA_CONFIGURED": "true",  # no first-run setup prompt
+            "MSWEA_SILENT_STARTUP": "1",
+            "MSWEA_COST_TRACKING": "ignore_errors",  # a local model has no price
+            "MSWEA_GLOBAL_CONFIG_DIR": "/tmp/mini-swe-agent",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no price-list download at import
+            "LITELLM_TELEMETRY": "False",
+            "NO_COLOR": "1",
+            "TERM": "dumb",
+        }
+        return HarnessCommand(argv, env)
+
+    def install(self) -> Path:
+        """Make the virtualenv with the sandbox's interpreter and install from PyPI; idempotent
+        (pip upgrades nothing that is there)."""
+        from openenv.sandbox.isolation import sandbox_python
+
+        old = os.umask(0o022)  # the sandbox's user must read it
+        try:
+            self.venv.parent.mkdir(parents=True, exist_ok=True)
+            if not self.python.exists():
+                subprocess.run([sandbox_python(), "-m", "venv", str(self.venv)], check=True)
+            pip = [str(self.python), "-m", "pip", "install", "--quiet"]
+            subprocess.run([*pip, self.package], check=True)
+        finally:
+            os.umask(old)
+        return self.venv

@@ -1,0 +1,1 @@
+printf 'Hello, Harbor!\n' > hello.txt
