@@ -1,0 +1,1 @@
+"""The Harbor environment's server (:mod:`harbor_env.server.app`)."""

@@ -1,0 +1,108 @@
+"""``create_harbor_app(service)``: the Harbor server.
+
+Our ``create_app`` on :class:`~openenv.harbor.tools.HarborEnvironment` (each session's tools
+``run_rollout`` and ``capabilities`` run on the one ``service``), plus the Task API and the run
+routes (:mod:`openenv.harbor.routes`), and the ``/web`` UI's Harbor tab when
+``openenv.harbor.web`` is installed (imported lazily: the server never needs Gradio).
+
+Wire-compatible with ``openenv`` 0.10's ``harbor_env``: its ``HarborEnv`` client lists tasks
+and runs rollouts here; ours is ``harbor_env.HarborEnv``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import FastAPI
+
+from openenv.harbor.routes import ENV_NAME, add_harbor_routes
+from openenv.harbor.service import HarborService
+from openenv.harbor.tools import HarborEnvironment
+
+log = logging.getLogger("openenv.harbor")
+
+
+def create_harbor_app(
+    service: HarborService,
+    *,
+    title: str = "OpenEnv × Harbor",
+    api_token: str | None = None,
+    enable_web: bool | None = None,
+    max_concurrent_envs: int | None = None,
+    close_service: bool = False,
+    package: Any = None,
+    env_cls: type[HarborEnvironment] = HarborEnvironment,
+    allow_hub_add: bool = True,
+) -> FastAPI:
+    """The Harbor server of ``service``; ``close_service``: close it when the app stops;
+    ``env_cls``: the tool environment (a subclass, for an env package's own manifest);
+    ``allow_hub_add``: the page may add Hub datasets to the served splits."""
+    from openenv.server import create_app
+
+    if package is None and env_cls is HarborEnvironment:
+        package = _harbor_package()
+    builder = _web_tab(service, allow_hub_add) if enable_web is not False else None
+    app = create_app(
+        env_cls.factory(service),
+        env_name=ENV_NAME,
+        api_token=api_token,
+        enable_web=enable_web,
+        max_concurrent_envs=max_concurrent_envs,
+        gradio_builder=builder,
+        custom_tab_name="Harbor",
+        custom_first=builder is not None,  # the Harbor tabs are the first screen
+        title=title,
+        package=package,
+    )
+    add_harbor_routes(app, service)
+    app.state.harbor = service
+    if close_service:
+        _close_on_shutdown(app, service)
+    return app
+
+
+def _harbor_package() -> Any:
+    """The ``harbor_env`` package (its README and manifest describe the server), if installed."""
+    from openenv.core.errors import EnvNotFound
+    from openenv.core.registry import find
+
+    try:
+        found = find("harbor")
+    except EnvNotFound:
+        return None
+    if found.path is None:
+        return None
+    return type(found)(found.path, found.manifest.model_copy(update={"name": ENV_NAME}))
+
+
+def _web_tab(service: HarborService, allow_hub_add: bool) -> Callable[..., Any] | None:
+    """The Harbor tabs (:mod:`openenv.harbor.web`), unless Gradio is missing."""
+    try:
+        from openenv.harbor.web import harbor_tab  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:  # without Gradio: the playground's tool tab
+        if not (exc.name or "").startswith(("openenv.harbor.web", "gradio")):
+            raise
+        log.info("no Harbor web tab (%s is missing): the playground shows the tools", exc.name)
+        return None
+    # the tab's download links go to the run routes (relative to the page, so a prefix works)
+    builder: Callable[..., Any] = harbor_tab(
+        service, download_routes=f"{ENV_NAME}/runs", allow_hub_add=allow_hub_add
+    )
+    return builder
+
+
+def _close_on_shutdown(app: FastAPI, service: HarborService) -> None:
+    inner = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        try:
+            async with inner(a) as state:
+                yield state
+        finally:
+            service.close()
+
+    app.router.lifespan_context = lifespan
