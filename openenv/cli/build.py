@@ -95,3 +95,23 @@ def _build_with_sdk(path: Path, tag: str) -> None:
         line = chunk.get("stream", "").rstrip()
         if line:
             ui.info(ui.dim(line))
+
+
+def write_package_files(target: Target) -> None:
+    """Write the Dockerfile and the runtime plan package validation uses, for the target's
+    package (or every package of a catalog). An existing plan is kept (it may be written by
+    hand); a missing one is played here from the env's legal actions."""
+    from openenv.hub.package_image import write_package_dockerfile
+    from openenv.hub.runtime_plan import PLAN_PATH, PlanError, write_plan
+
+    entries = [target.entry] if target.entry is not None else target.entries
+    for entry in entries:
+        if entry.path is None:
+            continue
+        ui.ok(f"{write_package_dockerfile(entry.path)}")
+        if (entry.path / PLAN_PATH).is_file():
+            continue
+        try:
+            ui.ok(f"{write_plan(entry.path)}")
+        except PlanError as exc:
+            raise CliError(str(exc)) from None

@@ -25,6 +25,7 @@ Build OpenEnv environments, play them in the browser, and share them as Hugging 
   openenv push my_game_env --repo-id you/my-game
   openenv playground owner/space  our playground in front of any OpenEnv server or Space
   openenv render run.jsonl -o run.mp4   an episode file as a video
+  openenv discover "board game"   find environments for a task (metadata only)
 
 PATH is an environment package (a directory with openenv.yaml), or a directory of them (the
 catalog). Without PATH: the current directory, else the catalog of this installation.
@@ -37,15 +38,21 @@ Write NAME_env/: models, client, server with its playground, openenv.yaml, READM
 It passes `openenv validate` as generated.""",
     "serve": """\
 Serve an environment (API at /, playground at /web/) or, for a directory of them, the catalog
-(landing page at /, each environment under /envs/<name>/).""",
+(landing page at /, each environment under /envs/<name>/). PATH may be a catalog file
+(`openenv catalog build`): its records are listed, the ones not installed here as unavailable.""",
     "validate": """\
 In-process: package layout, openenv.yaml, the typed client, check_env on the environment and
 the server app (--level static: layout and openenv.yaml only, no package code runs). With
+--docker: the runtime checks run against the package's own image in a container with the
+declared limits (built from its Dockerfile; removed afterwards). With
 --url: health, metadata, schema, reset/state/step over /ws, error handling and seeded
 determinism, against a running server. Exit code 1 when a check fails.""",
     "build": """\
 Write the Space bundle (Dockerfile, README with the Hub front matter, app.py, requirements.txt,
-the vendored framework and environment) and build its image when a Docker engine answers.""",
+the vendored framework and environment) and build its image when a Docker engine answers.
+With --base: the base image every env package's own Dockerfile starts FROM
+(openenv-env-base:latest: the framework and the packages' dependencies), which
+`openenv validate PACKAGE --docker` and the reference's validator build on.""",
     "push": """\
 Render the Space bundle and publish it with huggingface_hub: create the Space (docker SDK),
 upload it, set variables and secrets, print its URL. The token comes from $HF_TOKEN or
@@ -57,9 +64,11 @@ remote's /ws. TARGET is its base URL or a Space OWNER/NAME. A token for the remo
 $OPENENV_REMOTE_TOKEN (a Space's from $HF_TOKEN or `hf auth login`), never from the page.""",
     "render": """\
 Turn an episode file (the playground's JSONL export, or what `client.record()` wrote) into a
-video: MP4 (H.264; needs the `video` extra, PyAV) or GIF, by the suffix of --out. Each step's
-frame is read from its observation (frames in any of our encodings, flat lists with a *_shape
-field, base64 images; boards are drawn). A progress bar runs on stderr.""",
+video: MP4 (H.264; needs the `video` extra, PyAV) or GIF, by the suffix of --out. The pictures
+are the playground's: a file that names an env installed here with its reset options (what
+`client.record()` writes) is replayed on it and drawn by its own render(); otherwise each step's
+observation is drawn (frames in any of our encodings, flat lists with a *_shape field, base64
+images, boards, SVG, text; else its fields as text). A progress bar runs on stderr.""",
     "list": """\
 List the environments and whether they import here; for a missing optional dependency, the
 command that installs it.""",
@@ -91,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.add_argument("--port", type=int, help="default: $PORT, else 8000 (catalog: 7860)")
     p.add_argument("--host", help="default: $HOST, else 0.0.0.0")
+    p.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="list the records of this catalog file (openenv catalog build); the ones not "
+        "among PATH's environments (default: the installed ones) show as unavailable",
+    )
     p.set_defaults(run=_serve)
 
     p = _command(sub, "validate", "check an environment in-process, or a server by URL")
@@ -104,9 +119,28 @@ def _parser() -> argparse.ArgumentParser:
         "(default): every check",
     )
     p.add_argument(
+        "--docker",
+        action="store_true",
+        help="build the package's Dockerfile and run the runtime checks against its container "
+        "(uid 65532, read-only root, /tmp tmpfs, the declared memory, cpu, pids and network): "
+        "startup time, docker diff and docker inspect become evidence; needs a Docker engine",
+    )
+    p.add_argument(
         "--skip-build",
         action="store_true",
-        help="accepted for openenv 0.10's command lines: validate never builds an image",
+        help="accepted for openenv 0.10's command lines: without --docker no image is built",
+    )
+    p.add_argument(
+        "--evidence",
+        metavar="DIR",
+        help="write the evidence bundle (episodes, probes, report.json, SHA256SUMS) to DIR",
+    )
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="write the verdict to PATH/validation/verdict.json (the catalog and the "
+        "playground's header show it)",
     )
     p.set_defaults(run=_validate)
 
@@ -116,6 +150,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-t", "--tag", help="image tag (default: <name>-env:latest)")
     p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
     p.add_argument("--no-image", action="store_true", help="only write the bundle")
+    p.add_argument(
+        "--package-files",
+        action="store_true",
+        help="(re)write each package's Dockerfile and validation/runtime.json instead",
+    )
+    p.add_argument(
+        "--base",
+        action="store_true",
+        help="build instead the base image every package's Dockerfile starts FROM "
+        "(openenv-env-base:latest), for the env packages under PATH (default: installed ones)",
+    )
+    p.add_argument(
+        "--wheels", metavar="DIR", help="with --base: install from this wheelhouse, not an index"
+    )
     p.set_defaults(run=_build)
 
     p = _command(sub, "push", "publish the environment as a Hugging Face Space")
@@ -148,6 +196,15 @@ def _parser() -> argparse.ArgumentParser:
     p = _command(sub, "list", "list the environments and whether they can run here")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
     p.set_defaults(run=_list)
+
+    from openenv.cli import catalog, collect, fork, harbor, importer, skills
+
+    collect.add_parser(sub)
+    harbor.add_parser(sub)
+    importer.add_parser(sub)
+    catalog.add_parser(sub)
+    fork.add_parser(sub)
+    skills.add_parser(sub)
     return parser
 
 
@@ -188,6 +245,8 @@ def _serve(args: argparse.Namespace) -> int:
     from openenv.cli.targets import resolve
     from openenv.core.errors import EnvUnavailable
 
+    if args.catalog or (args.path and Path(args.path).is_file()):
+        return _serve_catalog_file(args)
     target = resolve(args.path)
     if target.entry is not None:
         try:
@@ -201,6 +260,27 @@ def _serve(args: argparse.Namespace) -> int:
 
     ui.info(f"Catalog of {target.where}: landing page at /, each env under /envs/<name>/")
     run(create_catalog_app(target.entries), host=args.host, port=args.port, default_port=7860)
+    return 0
+
+
+def _serve_catalog_file(args: argparse.Namespace) -> int:
+    """``openenv serve FILE.json`` / ``openenv serve [PATH] --catalog FILE``."""
+    from openenv.cli.serve import run
+    from openenv.cli.targets import resolve
+    from openenv.hub.catalog_file import CatalogError
+    from openenv.web.catalog.app import create_catalog_app
+
+    catalog = Path(args.catalog or args.path)
+    packages = None
+    if args.catalog and args.path:
+        target = resolve(args.path)
+        packages = [target.entry] if target.entry else target.entries
+    try:
+        app = create_catalog_app(packages, catalog=catalog)
+    except CatalogError as exc:
+        raise CliError(str(exc)) from None
+    ui.info(f"Catalog file {catalog}: landing page at /, each env under /envs/<name>/")
+    run(app, host=args.host, port=args.port, default_port=7860)
     return 0
 
 
@@ -220,7 +300,7 @@ def _playground(args: argparse.Namespace) -> int:
 
 def _render(args: argparse.Namespace) -> int:
     from openenv.web.episode.files import EpisodeFileError, parse_episodes_jsonl
-    from openenv.web.episode.video import VideoUnavailable, episode_video, frames_of
+    from openenv.web.episode.video import VideoUnavailable, episode_pictures, episode_video
 
     out = Path(args.out)
     kind = out.suffix.lower().lstrip(".")
@@ -239,10 +319,11 @@ def _render(args: argparse.Namespace) -> int:
         raise CliError(
             f"{args.file} holds {len(episodes)} episode(s); --episode {number} is not one"
         )
-    frames = list(frames_of(episodes[number - 1].steps))
+    frames, how = episode_pictures(episodes[number - 1])
     fps = args.fps if args.fps is not None else _env_fps(episodes[number - 1].env)
     if not frames:
-        raise CliError(f"episode {number} of {args.file} has no frames or boards to show")
+        raise CliError(f"episode {number} of {args.file} has no steps to show")
+    ui.info(f"Episode {number}: {len(frames)} pictures, {how}")
 
     def progress(done: int, total: int) -> None:
         filled = done * 30 // total
@@ -279,6 +360,10 @@ def _validate(args: argparse.Namespace) -> int:
     if args.url:
         if args.path:
             raise CliError("give PATH or --url, not both")
+        if args.record:
+            raise CliError("--record writes into a package: give its PATH, not --url")
+        if args.docker:
+            raise CliError("--docker runs a package's image: give its PATH, not --url")
         from openenv.cli.wire import validate_url
         from openenv.hub.spaces import hub_token
 
@@ -293,7 +378,20 @@ def _validate(args: argparse.Namespace) -> int:
             raise CliError(
                 f"{target.where} holds several environments: validate one of them by PATH"
             )
-        report = validate_package(target.entry, args.level)
+        evidence = Path(args.evidence) if args.evidence else None
+        docker = args.docker and not args.skip_build
+        if args.docker and args.skip_build:
+            raise CliError("--docker builds the package's image: drop --skip-build")
+        if docker and args.level == "static":
+            raise CliError("--level static runs no package code: --docker needs runtime or above")
+        report = validate_package(
+            target.entry, args.level, evidence, record=args.record, docker=docker
+        )
+    if getattr(args, "json", False) and report.data:
+        from openenv.cli.validate import report_json
+
+        print(report_json(report))
+        return report.exit_code
     report.print()
     return report.exit_code
 
@@ -306,12 +404,49 @@ def _build(args: argparse.Namespace) -> int:
     from openenv.cli.build import build_image, default_tag, write_bundle
     from openenv.cli.targets import resolve
 
+    if args.base:
+        return _build_base(args)
+    if args.wheels:
+        raise CliError("--wheels goes with --base (the base image's wheelhouse)")
     target = resolve(args.path)
+    if args.package_files:
+        from openenv.cli.build import write_package_files
+
+        write_package_files(target)
+        return 0
     name = target.entry.name if target.entry else "catalog"
     bundle = write_bundle(target, Path(args.out or _default_out(name)), port=args.port)
     if args.no_image:
         return 0
     build_image(bundle, args.tag or default_tag(bundle))
+    return 0
+
+
+def _build_base(args: argparse.Namespace) -> int:
+    """``openenv build --base``: the shared base image of the env packages' images."""
+    from openenv.cli.build import build_image
+    from openenv.core.registry import MANIFEST, discover, installed, read_package
+    from openenv.hub.bundle import BundleError
+    from openenv.hub.package_image import BASE_IMAGE, base_bundle
+
+    if args.package_files:
+        raise CliError("--base and --package-files are two different builds: give one")
+    wheels = Path(args.wheels) if args.wheels else None
+    if wheels is not None and not wheels.is_dir():
+        raise CliError(f"--wheels {args.wheels}: no such directory")
+    if not args.path:
+        entries = installed()
+    elif (Path(args.path) / MANIFEST).is_file():
+        entries = [read_package(Path(args.path))]
+    else:
+        entries = discover(Path(args.path))
+    try:
+        bundle = base_bundle(entries, Path(args.out or "build/openenv-env-base"), wheels=wheels)
+    except BundleError as exc:
+        raise CliError(str(exc)) from None
+    ui.ok(f"Base image context for {len(entries)} env packages: {bundle.path}")
+    if not args.no_image:
+        build_image(bundle, args.tag or BASE_IMAGE)
     return 0
 
 
@@ -383,6 +518,14 @@ def _list(args: argparse.Namespace) -> int:
             ui.warn(f"{entry.name.ljust(width)}  unavailable ({exc.reason}); {hint}")
             continue
         ui.ok(f"{entry.name.ljust(width)}  available   {ui.dim(str(entry.path))}")
+    if target.entry is None:  # a catalog: the documented envs that run only where hosted
+        from openenv.core.registry import hosted_only
+
+        for hosted in hosted_only():
+            ui.info(
+                f"☁ {hosted.name.ljust(width)}  hosted only ({hosted.reason}); "
+                "play it with `openenv playground URL` against a server hosting it"
+            )
     return 0
 
 

@@ -1,7 +1,8 @@
 """``openenv init NAME``: a new environment package from the templates in ``templates/env``.
 
 The package (``<name>_env/``) is a complete, working environment: models, client, server with
-its playground, manifest, README and tests. It passes ``openenv validate`` as generated.
+its playground, manifest, README and tests, the Dockerfile and the runtime plan package
+validation uses. It passes ``openenv validate`` (ours and the reference's) as generated.
 """
 
 from __future__ import annotations
@@ -56,8 +57,23 @@ def scaffold(raw_name: str, parent: Path) -> Path:
     target = parent / n.package
     if target.exists():
         raise CliError(f"{target} already exists: pick another NAME or --dir")
-    values = {"name": n.name, "package": n.package, "Class": n.cls, "title": n.title}
-    for relative, template in _templates(TEMPLATES):
+    render(target, n)
+    write_package_files(target)
+    return target
+
+
+def render(
+    target: Path, n: EnvNames, overlay: Traversable | None = None, **values: str
+) -> list[Path]:
+    """Write the env templates into ``target`` with ``n``'s spellings and ``values``; the
+    templates of ``overlay`` (same layout, e.g. ``templates/verifiers``) replace or add to them.
+    Returns the files written, in order."""
+    values = {"name": n.name, "package": n.package, "Class": n.cls, "title": n.title, **values}
+    chosen = dict(_templates(TEMPLATES))
+    if overlay is not None:
+        chosen.update(_templates(overlay))
+    written = []
+    for relative, template in sorted(chosen.items()):
         relative = relative.removesuffix(SUFFIX).replace(
             "tests/test_env.py", f"tests/test_{n.name}.py"
         )
@@ -65,7 +81,18 @@ def scaffold(raw_name: str, parent: Path) -> Path:
         out.parent.mkdir(parents=True, exist_ok=True)
         text = string.Template(template.read_text(encoding="utf-8")).substitute(values)
         out.write_text(text, encoding="utf-8")
-    return target
+        written.append(out)
+    return written
+
+
+def write_package_files(env_dir: Path, plan: dict | None = None) -> None:
+    """Generate what package validation builds and plays: the Dockerfile and the runtime plan
+    (``plan``, else an episode of the env's own legal actions, played here from seed 0)."""
+    from openenv.hub.package_image import write_package_dockerfile
+    from openenv.hub.runtime_plan import write_plan
+
+    write_package_dockerfile(env_dir)
+    write_plan(env_dir, plan)
 
 
 def _templates(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:

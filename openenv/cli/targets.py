@@ -1,6 +1,7 @@
 """What a PATH argument names: one environment package, or several of them (a catalog).
 
-PATH is an environment package's directory (it has an ``openenv.yaml``), a directory whose
+PATH is an environment package's directory (it has an ``openenv.yaml``, or, as some of
+``openenv`` 0.10's envs, only a ``server/app.py``), a directory whose
 ``envs/`` (or itself) holds environment packages, or the name of an installed environment
 (``grid_world``). Without PATH: the current directory when it is one of those, else the catalog
 of every installed environment.
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from openenv.cli.ui import CliError
 from openenv.core.errors import EnvNotFound
-from openenv.core.registry import MANIFEST, EnvPackage, discover, find, installed, read_package
+from openenv.core.registry import MANIFEST, EnvPackage, discover, find, installed, read_folder
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,9 @@ class Target:
 def resolve(path: str | None) -> Target:
     """PATH (default: the current directory) as an environment or a catalog (see the module)."""
     where = Path(path or ".").resolve()
-    if where.is_dir() and (where / MANIFEST).is_file():
+    if where.is_dir() and ((where / MANIFEST).is_file() or (where / "server/app.py").is_file()):
         try:
-            return Target(entry=read_package(where))
+            return Target(entry=read_folder(where))
         except ValueError as exc:
             raise CliError(str(exc)) from None
     for envs_dir in (where / "envs", where):

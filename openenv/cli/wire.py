@@ -1,8 +1,11 @@
 """``openenv validate --url URL``: the checks of ``check_env``, over the wire, on a running server.
 
-HTTP: ``/health``, ``/metadata``, ``/schema``. WebSocket ``/ws``: reset, state, a step with an
-action built from the schema, seeded determinism across two sessions, and a malformed message
-that must be answered with an error while the session stays usable.
+HTTP: ``/health``, ``/metadata``, ``/schema``. WebSocket ``/ws``: reset, state, a step with the
+first of the server's own legal actions (``{"type": "view"}``; a server that offers none, such as
+the reference's, gets an action built from the schema, and the report says so), seeded
+determinism across two sessions (the observation's declared wall-clock fields, ``x-wall-clock``
+in its schema, are not compared), and a malformed message that must be answered with an error
+while the session stays usable.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import httpx
 
 from openenv.cli.report import Report
 from openenv.client.env_client import ws_url
+from openenv.validation.evidence import declared_wall_clock, masked
 
 TIMEOUT_S = 30.0
 
@@ -28,8 +32,9 @@ def validate_url(base_url: str, token: str | None = None) -> Report:
             return report
         _check_metadata(http, report)
         schema = _check_schema(http, report)
-    action = example_action(schema.get("action", {})) if schema else None
-    _check_episode(base, headers, action, report)
+    fallback = example_action(schema.get("action", {})) if schema else None
+    clock = declared_wall_clock(schema.get("observation")) if schema else ()
+    _check_episode(base, headers, fallback, report, clock)
     return report
 
 
@@ -114,14 +119,18 @@ def _example(prop: dict[str, Any], defs: dict[str, Any]) -> Any:
 
 
 def _check_episode(
-    base: str, headers: dict[str, str], action: dict[str, Any] | None, report: Report
+    base: str,
+    headers: dict[str, str],
+    fallback: dict[str, Any] | None,
+    report: Report,
+    clock: tuple[str, ...] = (),
 ) -> None:
     from websockets.exceptions import WebSocketException
     from websockets.sync.client import connect
 
     try:
         with connect(ws_url(base), additional_headers=headers, open_timeout=TIMEOUT_S) as ws:
-            first = _episode(ws, action, report)
+            first, action = _episode(ws, fallback, report)
             _check_bad_message(ws, report)
         if first is None:
             return
@@ -130,10 +139,36 @@ def _check_episode(
     except (OSError, TimeoutError, WebSocketException) as exc:
         report.failed("websocket", f"{ws_url(base)}: {exc}")
         return
-    if second == first:
-        report.passed("determinism", "two sessions with seed 0 and the same action agree")
+    if _masked(second, clock) == _masked(first, clock):
+        note = f" (wall-clock fields not compared: {', '.join(clock)})" if clock else ""
+        report.passed("determinism", f"two sessions with seed 0 and the same action agree{note}")
     else:
         report.failed("determinism", "two sessions with seed 0 and the same action differ")
+
+
+def _masked(replies: list[Any], clock: tuple[str, ...]) -> list[Any]:
+    """Replies with the observation's wall-clock fields masked (under "observation"; a reply
+    carries the observation's metadata beside it too)."""
+    paths = [f"observation.{path}" for path in clock]
+    paths += [path for path in clock if path.startswith("metadata.")]
+    return [masked(reply, paths) for reply in replies]
+
+
+def _legal_action(ws: Any) -> dict[str, Any] | None:
+    """The first legal action (or the sliders' start) the server offers now, if it says."""
+    reply = _call(ws, {"type": "view"})
+    data = reply.get("data") if reply.get("type") == "view" else None
+    if not isinstance(data, dict):
+        return None
+    legal = data.get("legal") or []
+    if legal and isinstance(legal[0], dict) and isinstance(legal[0].get("action"), dict):
+        return legal[0]["action"]
+    sliders = data.get("sliders")
+    if isinstance(sliders, dict) and isinstance(sliders.get("sliders"), list):
+        values = [s.get("value", 0.0) for s in sliders["sliders"] if isinstance(s, dict)]
+        value: Any = values[0] if sliders.get("scalar") and values else values
+        return {**(sliders.get("action") or {}), str(sliders.get("field")): value}
+    return None
 
 
 def _call(ws: Any, message: dict[str, Any]) -> dict[str, Any]:
@@ -141,30 +176,36 @@ def _call(ws: Any, message: dict[str, Any]) -> dict[str, Any]:
     return json.loads(ws.recv(timeout=TIMEOUT_S))
 
 
-def _episode(ws: Any, action: dict[str, Any] | None, report: Report) -> list[Any] | None:
+def _episode(
+    ws: Any, fallback: dict[str, Any] | None, report: Report
+) -> tuple[list[Any] | None, dict[str, Any] | None]:
     reset = _call(ws, {"type": "reset", "data": {"seed": 0}})
     if reset.get("type") != "observation":
         report.failed("reset", f"reset(seed=0) answered {reset}")
-        return None
+        return None, None
     report.passed("reset", "reset(seed=0) over /ws returns an observation")
     state = _call(ws, {"type": "state"})
     if state.get("type") != "state" or state.get("data", {}).get("step_count") != 0:
         report.failed("state", f"state after reset should have step_count 0, got {state}")
-        return None
+        return None, None
     report.passed("state", "step_count 0 after reset")
+    action = _legal_action(ws)
+    source = "the server's first legal action"
     if action is None:
-        report.warned("step", "could not build an action from the schema: step not checked")
-        return None
+        action, source = fallback, "an action built from the schema (the server offers none)"
+    if action is None:
+        report.warned("step", "no legal action offered and none buildable: step not checked")
+        return None, None
     step = _call(ws, {"type": "step", "data": action})
     if step.get("type") == "error":
         err = step.get("data", {})
-        report.warned("step", f"the example action {action} was refused ({err.get('code')})")
-        return None
+        report.warned("step", f"{source} {action} was refused ({err.get('code')})")
+        return None, None
     if step.get("type") != "observation" or "done" not in step.get("data", {}):
         report.failed("step", f"step answered {step}")
-        return None
-    report.passed("step", f"step({action}) returns an observation with reward and done")
-    return [_without_ids(reset), _without_ids(step)]
+        return None, None
+    report.passed("step", f"step({action}), {source}, returns an observation with reward and done")
+    return [_without_ids(reset), _without_ids(step)], action
 
 
 def _replay(ws: Any, action: dict[str, Any] | None) -> list[Any]:

@@ -148,7 +148,8 @@ def _pinned(req: Requirement) -> str:
     except importlib.metadata.PackageNotFoundError:
         version = None
     if version is not None and req.specifier.contains(version, prereleases=True):
-        return f"{req.name}=={version}"
+        extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+        return f"{req.name}{extras}=={version}"
     req.marker = None
     return str(req)
 

@@ -103,6 +103,7 @@ class DockerProvider(Provider):
         labels: Mapping[str, str] | None = None,
         name: str | None = None,
         client: Any | None = None,
+        run_options: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         self.image = image
@@ -113,6 +114,8 @@ class DockerProvider(Provider):
         self.labels = dict(labels or {})
         self.name = name
         self._client = client
+        # more keyword arguments of ``containers.run`` (limits, read_only, tmpfs, user, ...)
+        self.run_options = dict(run_options or {})
         self._container: Any = None
         self._reaper: subprocess.Popen[bytes] | None = None
         self._reaper_w: int | None = None
@@ -151,7 +154,7 @@ class DockerProvider(Provider):
         self._container = client.containers.run(
             image.id, detach=True, name=self.name, labels=labels, privileged=False,
             environment={**self.env_vars, "PORT": str(cport)}, init=True,
-            ports={f"{cport}/tcp": (self.host, self.port)},
+            ports={f"{cport}/tcp": (self.host, self.port)}, **self.run_options,
         )  # fmt: skip
         self._start_reaper()
         self._container.reload()
