@@ -48,6 +48,16 @@ const framePixel = (img, event) => {
 // Keys that only change what the next key means: never sent on their own.
 const MODIFIERS = new Set(["Shift", "Control", "Alt", "Meta", "CapsLock", "AltGraph", "Dead"]);
 
+// Presentation mode (``?present=1``, ``?present=agent`` or ``?present=random``, and
+// ``&speed=`` steps a second): the stage alone, large, played in a loop (page.js). The class is
+// set here, in the fast shell too, so that the first paint is already the presentation's.
+const PRESENT_OFF = new Set(["", "0", "false", "no", "off"]);
+const presentAsked = () => {
+  const value = new URLSearchParams(location.search).get("present");
+  return value !== null && !PRESENT_OFF.has(value.trim().toLowerCase()) ? value.trim() : null;
+};
+if (presentAsked()) document.documentElement.classList.add("oe-present");
+
 const versionOf = (markup) => Number((/data-version="(\d+)"/.exec(markup) || [])[1] ?? -1);
 
 // The values of a typed action's form (web/stage/html.py: one input per field of the action).
@@ -58,14 +68,17 @@ const typedFields = (form) => {
 };
 
 // `root`: the element the stage is drawn into; `draw(html)`: put a new stage there; `onAnswer`:
-// called after each answer was drawn (the Gradio page refreshes its side panels).
-const createStage = ({ root, draw, onAnswer = () => {} }) => {
+// called after each answer was drawn (the Gradio page refreshes its side panels); `panels()`:
+// the side panels to bring with a stage call's answer (the Gradio page's in view; null: none),
+// so that a click is one round trip.
+const createStage = ({ root, draw, onAnswer = () => {}, panels = () => null }) => {
   const base = new URL(".", location.href);
   let queue = Promise.resolve();
   let waiting = 0;
   let playing = false;
   let live = true;
   let replies = false;  // the server's agent answers each of the visitor's moves
+  let side = null;  // the visitor's side then: "first", "second" (null: the side to move)
 
   const tab = () => root.querySelector("[data-tab]")?.dataset.tab || "";
   const shown = () => Number(root.querySelector(".oe-stage")?.dataset.version ?? -1);
@@ -113,6 +126,7 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
       if (typing) root.querySelector("img.oe-frame[data-keys]")?.focus();
     }
     if (answer.ok === false && answer.error) say(answer.error);
+    showRealtime();
     onAnswer(answer);
     return answer;
   };
@@ -124,14 +138,21 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
       return Promise.resolve(null);
     }
     waiting += 1;
-    const run = () =>
-      post(route, { tab: tab(), ...payload })
-        .then(show)
+    const run = () => {
+      // Autoplay's frames come as quick answers, with no panels; they catch up at their pace.
+      const asked = route === "autoplay" ? null : panels();
+      const body = { tab: tab(), ...payload, ...(asked && asked.length ? { panels: asked } : {}) };
+      return post(route, body)
+        .then((answer) => {
+          if (answer && asked && answer.panels) answer.asked = asked;
+          return show(answer);
+        })
         .catch((err) => {
           say(NO_ANSWER.replace("%s", err && err.message ? err.message : String(err)));
           return null;
         })
         .finally(() => { waiting -= 1; });
+    };
     queue = queue.then(run, run);
     return queue;
   };
@@ -139,7 +160,7 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
   // A move while autoplay (random or the agent) plays takes over: play stops, the move is made.
   const act = (payload) => {
     playing = false;
-    return call("act", replies ? { ...payload, reply: true } : payload);
+    return call("act", replies ? { ...payload, reply: true, ...(side ? { side } : {}) } : payload);
   };
 
   // ⬇ MP4 / GIF: fetched here so a long encode shows its progress bar (polled), then saved.
@@ -219,7 +240,68 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     }
   };
 
+  // Click-to-move (buttons with data-path, e.g. chess): click a square of the picture to pick
+  // the piece there, its targets light up; click one to move (several moves to one square,
+  // a promotion: their buttons are offered to choose from).
+  let picked = null;
+  // python-chess names a square by a class of its rect ("square light e2")
+  const squareName = (rect) =>
+    [...rect.classList].filter((c) => !/^(square|light|dark|lastmove|check|oe-.*)$/.test(c)).pop();
+  const squareAt = (event) => {
+    for (const el of document.elementsFromPoint(event.clientX, event.clientY)) {
+      if (!root.contains(el) || !el.closest(".oe-view")) continue;
+      if (el.dataset && el.dataset.square) return { name: el.dataset.square, el };
+      if (el.matches("rect.square")) return { name: squareName(el), el };
+    }
+    return null;
+  };
+  const squareEl = (name) => root.querySelector(
+    `.oe-view [data-square="${CSS.escape(name)}"], .oe-view rect.square.${CSS.escape(name)}`);
+  const movesFrom = (name) => [...root.querySelectorAll("button.oe-act[data-path]:not([disabled])")]
+    .filter((b) => b.dataset.path.split(" ")[0] === name);
+  const unpick = () => {
+    picked = null;
+    root.querySelectorAll(".oe-view .oe-from, .oe-view .oe-target").forEach((el) =>
+      el.classList.remove("oe-from", "oe-target"));
+    root.querySelector(".oe-promote")?.remove();
+  };
+  const pickSquare = (square) => {
+    if (picked) {
+      const moves = movesFrom(picked).filter((b) => b.dataset.path.split(" ").at(-1) === square.name);
+      if (moves.length === 1) { unpick(); act({ index: Number(moves[0].dataset.i) }); return; }
+      if (moves.length > 1) {  // a promotion: which piece?
+        root.querySelector(".oe-promote")?.remove();
+        const box = Object.assign(document.createElement("div"), { className: "oe-promote" });
+        box.setAttribute("role", "group");
+        box.setAttribute("aria-label", "choose the move");
+        box.append("Promote to: ");
+        for (const b of moves) {
+          const choice = Object.assign(document.createElement("button"), {
+            type: "button", className: "oe-act oe-promote-pick", textContent: b.textContent,
+          });
+          choice.addEventListener("click", () => { unpick(); act({ index: Number(b.dataset.i) }); });
+          box.append(choice);
+        }
+        root.querySelector(".oe-view")?.after(box);
+        return;
+      }
+    }
+    unpick();
+    const moves = movesFrom(square.name);
+    if (!moves.length) return;
+    picked = square.name;
+    square.el.classList.add("oe-from");
+    for (const b of moves) squareEl(b.dataset.path.split(" ").at(-1))?.classList.add("oe-target");
+  };
+
   root.addEventListener("click", (event) => {
+    if (root.querySelector("button.oe-act[data-path]") && event.target.closest?.(".oe-view")) {
+      const square = squareAt(event);
+      if (square) {
+        pickSquare(square);
+        return;
+      }
+    }
     const share = event.target.closest && event.target.closest("button.oe-share[data-share]");
     if (share) {
       shareLink(share);
@@ -239,11 +321,17 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     }
     const button = event.target.closest && event.target.closest("button");
     if (!button || button.disabled) return;
-    if (button.matches(".oe-act")) act({ index: Number(button.dataset.i) });
+    if (button.matches(".oe-rt")) setRealtime(!realtime);
+    else if (button.matches(".oe-act")) act({ index: Number(button.dataset.i) });
     else if (button.matches(".oe-cell-act")) {
       act({ cell: [Number(button.dataset.r), Number(button.dataset.c)] });
     }
     else if (button.matches(".oe-slide")) act({ values: sliderValues(root) });
+    // Demonstrations (when the server keeps them): leave this episode out or keep it, mark it.
+    else if (button.matches(".oe-demo-skip")) call("demo", { keep: button.dataset.keep === "1" });
+    else if (button.matches(".oe-demo-mark")) {
+      call("demo", { mark: root.querySelector(".oe-demo-note")?.value || "" });
+    }
     else if (button.matches(".oe-slide-start")) {
       for (const input of root.querySelectorAll(".oe-sliders input[type=range]")) {
         input.value = input.dataset.start;
@@ -259,10 +347,11 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     if (!form) return;
     event.preventDefault();
     act({ fields: typedFields(form) }).then((answer) => {
-      // Drawn anew (or kept, where the page patches its markup): empty once taken, and keep
-      // the cursor in the first box for the next one.
+      // Drawn anew (or kept, where the page patches its markup): once taken, back to what the
+      // env starts the next one with (its draft, else empty), and keep the cursor in the
+      // first box for the next one.
       const boxes = [...root.querySelectorAll("form.oe-typed [data-field]")];
-      if (answer && answer.ok) boxes.forEach((box) => { box.value = ""; });
+      if (answer && answer.ok) boxes.forEach((box) => { box.value = box.defaultValue; });
       if (boxes.length) boxes[0].focus();
     });
   });
@@ -286,41 +375,157 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     }
   });
 
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // Real-time play (a frame, or a board with an idle action: the stage draws ▶ Real time).
+  // While it is on, or while an action key is held, the stage steps once per frame at the
+  // env's rate (data-fps): the most recently held key's button, else the idle one (Atari's
+  // NOOP, the snake going on ahead); without an idle action the game waits for a key.
+  const held = [];  // keys held down, most recent last
+  const tapped = [];  // keys pressed since the last step: a quick tap steps once, never lost
+  let realtime = false;
+  let ticking = false;
+  const fps = () => Math.min(240, Number(root.querySelector(".oe-stage")?.dataset.fps) || 10);
+  const canRealtime = () => Boolean(root.querySelector("button.oe-rt"));
+  const showRealtime = () => {
+    const button = root.querySelector("button.oe-rt");
+    if (!button) return;
+    button.setAttribute("aria-pressed", String(realtime));
+    button.textContent = realtime ? "❚❚ Pause" : "▶ Real time";
+  };
+  const tickIndex = () => {
+    for (let i = held.length - 1; i >= 0; i--) {
+      const button = actionButtonFor(root, held[i]);
+      if (button && !button.disabled) return Number(button.dataset.i);
+    }
+    const idle = realtime && root.querySelector("button.oe-act[data-idle]:not([disabled])");
+    return idle ? Number(idle.dataset.i) : null;
+  };
+  const tick = async () => {
+    if (ticking) return;
+    ticking = true;
+    playing = false;
+    let stepped = false;
+    try {
+      while (live && (realtime || held.length || tapped.length)) {
+        const started = performance.now();
+        const key = tapped.shift();
+        const button = key === undefined ? null : actionButtonFor(root, key);
+        const index = button && !button.disabled ? Number(button.dataset.i) : tickIndex();
+        if (index !== null) {
+          const answer = await call("autoplay", { index });
+          stepped = true;
+          if (!answer || !answer.ok || answer.done) break;
+        } else if (!realtime) break;
+        const wait = 1000 / fps() - (performance.now() - started);
+        if (wait > 1) await sleep(wait);
+      }
+    } finally {
+      ticking = false;
+      realtime = false;
+      held.length = 0;
+      tapped.length = 0;
+      if (stepped && live) await call("redraw");  // the step log and chart catch up
+      showRealtime();
+    }
+  };
+  const setRealtime = (on) => {
+    realtime = Boolean(on) && canRealtime();
+    showRealtime();
+    if (realtime) tick();
+  };
+
   // The keys the environment declares (and WASD for arrows), anywhere on the page but in a
-  // text field. A key held down repeats only while no action waits.
+  // text field. A key held down repeats only while no action waits; on a real-time stage it
+  // steps at the env's frame rate until it is let go. P pauses and resumes real time.
   const onKey = (event) => {
     if (!live || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.target.closest && event.target.closest(EDITABLE + ", img.oe-frame[data-keys]")) return;
     const button = actionButtonFor(root, event.key);
-    if (!button) return;
+    if (!button && event.key.toLowerCase() === "p" && canRealtime() && !event.repeat) {
+      event.preventDefault();
+      setRealtime(!realtime);
+      return;
+    }
+    if (!button) {
+      // A word game: letters typed anywhere go into the stage's answer box (Enter sends it).
+      const box = root.querySelector("form.oe-typed input[data-field]:not([disabled])");
+      if (box && event.key.length === 1 && !event.repeat) box.focus();
+      return;
+    }
     event.preventDefault();
+    if (canRealtime()) {
+      if (!held.includes(event.key)) held.push(event.key);
+      if (!event.repeat && tapped.length < 4) tapped.push(event.key);
+      tick();
+      return;
+    }
     if (button.disabled || (event.repeat && waiting)) return;
     act({ index: Number(button.dataset.i) });
   };
+  const onKeyUp = (event) => {
+    const at = held.indexOf(event.key);
+    if (at >= 0) held.splice(at, 1);
+    // a letter let go with Shift held reports its other case
+    const other = held.findIndex((k) => k.toLowerCase() === event.key.toLowerCase());
+    if (other >= 0) held.splice(other, 1);
+  };
+  const onBlur = () => { held.length = 0; };
   document.addEventListener("keydown", onKey);
+  document.addEventListener("keyup", onKeyUp);
+  addEventListener("blur", onBlur);
 
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // A swipe on the view presses the arrow it points to (2048, snake, mazes on a phone).
+  let touch = null;
+  root.addEventListener("touchstart", (event) => {
+    if (!event.target.closest || !event.target.closest(".oe-view")) return;
+    const t = event.changedTouches[0];
+    touch = { x: t.clientX, y: t.clientY };
+  }, { passive: true });
+  root.addEventListener("touchend", (event) => {
+    if (!touch) return;
+    const t = event.changedTouches[0];
+    const dx = t.clientX - touch.x, dy = t.clientY - touch.y;
+    touch = null;
+    if (Math.max(Math.abs(dx), Math.abs(dy)) < 30) return;
+    const key = Math.abs(dx) > Math.abs(dy)
+      ? (dx > 0 ? "ArrowRight" : "ArrowLeft") : (dy > 0 ? "ArrowDown" : "ArrowUp");
+    const button = actionButtonFor(root, key);
+    if (button && !button.disabled) act({ index: Number(button.dataset.i) });
+  });
   // `hold()`: the slider values autoplay sends instead of random ones (null: random).
+  // `agent`: true, the server's agent plays; "solver", the env's own solver does; an object is
+  // sent as the call's body (a shared episode's steps: { replay: token }).
+  // Resolves with the last answer (null when nothing was played or the server did not answer):
+  // `done` when the episode ended, `ok: false` when a step was refused.
+  let plays = 0;  // a play started while a stopped one finishes its step ends that one
   const play = async (steps, fps, hold = () => null, agent = false) => {
-    if (playing) return;
+    if (playing) return null;
     playing = true;
+    const run = ++plays;
     document.body.classList.add("oe-playing");
-    const interval = 1000 / Math.max(1, Number(fps) || 10);
+    const interval = 1000 / Math.min(240, Math.max(0.2, Number(fps) || 10));
     const limit = Math.max(0, Math.floor(Number(steps) || 0));
+    let answer = null;
     try {
-      for (let n = 0; playing && (limit === 0 || n < limit); n++) {
+      for (let n = 0; playing && run === plays && (limit === 0 || n < limit); n++) {
         const started = performance.now();
         const values = hold();
-        const answer = await call("autoplay", agent ? { agent: true } : values ? { values } : {});
+        const who = typeof agent === "object" && agent ? agent
+          : agent === "solver" ? { solver: true } : agent ? { agent: true } : null;
+        answer = await call("autoplay", who || (values ? { values } : {}));
         if (!answer || !answer.ok || answer.done) break;
         const wait = interval - (performance.now() - started);
         if (wait > 1) await sleep(wait);
       }
     } finally {
-      playing = false;
-      document.body.classList.remove("oe-playing");
+      if (run === plays) {
+        playing = false;
+        document.body.classList.remove("oe-playing");
+      }
       await call("redraw");
     }
+    return answer;
   };
 
   return {
@@ -329,15 +534,24 @@ const createStage = ({ root, draw, onAnswer = () => {} }) => {
     play,
     stop: () => { playing = false; },
     setReplies: (on) => { replies = Boolean(on); },
-    isPlaying: () => playing,
+    // "you play": the agent plays the other side, and opens when that side is to move.
+    setSide: (choice) => { side = choice === "first" || choice === "second" ? choice : null; },
+    replySide: () => (replies ? side : null),
+    isPlaying: () => playing || ticking,
     busy: () => waiting > 0,
     idle: () => queue,
     tab,
     // Stop answering keys and drawing answers (the shell hands over to the Gradio page).
+    setRealtime,
+    isRealtime: () => realtime,
     retire: () => {
       live = false;
       playing = false;
+      realtime = false;
+      held.length = 0;
       document.removeEventListener("keydown", onKey);
+      document.removeEventListener("keyup", onKeyUp);
+      removeEventListener("blur", onBlur);
     },
   };
 };

@@ -19,6 +19,14 @@ The agent is the server operator's choice, set by environment variables, never b
 
 An agent picks among the legal actions (the buttons) when the environment lists them; a policy
 may return any action, which the environment validates like a typed one.
+
+**Whose side the agent plays** ("agent answers each of my moves"): the visitor plays one side,
+explicitly ("you play: X", a turn value as the observation names it: ``1``, ``"white"``) or,
+by default, the side that was to move when they pressed. The agent answers only when the
+observation says it is the *other* side's turn (:func:`answer_wanted`): when the env's own
+opponent has already replied inside the step (connect4's default), the turn is the visitor's
+again and the agent waits. The turn is read from the first of :data:`TURN_FIELDS` the
+observation (or its metadata) has; an env that names no turn is answered after every move.
 """
 
 from __future__ import annotations
@@ -43,6 +51,11 @@ CHAT_TIMEOUT_S = 30.0
 MAX_REPLY_BYTES = 256 * 1024
 MAX_PROMPT_CHARS = 8000
 MAX_CHAT_CALLS = 4  # moves asked of a chat endpoint at once, by all the server's visitors
+TURN_FIELDS = (
+    "current_player", "current_player_id", "to_play", "next_player", "player_to_move", "turn",
+    "current_turn",
+)  # fmt: skip
+MAX_SIDE_CHARS = 32
 
 
 class AgentError(RuntimeError):
@@ -193,3 +206,57 @@ def _messages(observation: dict[str, Any], legal: list[ActionChoice]) -> list[di
         },
         {"role": "user", "content": f"Observation:\n{state}\n\nLegal actions:\n{options}"},
     ]
+
+
+# -- whose side -------------------------------------------------------------------------------
+
+
+def turn_of(observation: Mapping[str, Any] | None) -> int | str | None:
+    """Who is to move, as the observation says (``None``: it does not say, or the game is over:
+    a negative player id, as OpenSpiel reports a terminal state)."""
+    if not isinstance(observation, Mapping):
+        return None
+    metadata = observation.get("metadata")
+    for source in (observation, metadata if isinstance(metadata, Mapping) else {}):
+        for name in TURN_FIELDS:
+            value = source.get(name)
+            if isinstance(value, bool) or value is None:
+                continue
+            if isinstance(value, int):
+                return value if value >= 0 or name != "current_player_id" else None
+            if isinstance(value, str) and 0 < len(value) <= MAX_SIDE_CHARS:
+                return value.strip().lower()
+    return None
+
+
+def side_of(value: Any) -> int | str | None:
+    """A visitor's "you play" choice as a turn value (``None``: none, or not one)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and 0 < len(value.strip()) <= MAX_SIDE_CHARS:
+        text = value.strip().lower()
+        return int(text) if text.lstrip("-").isdigit() else text
+    return None
+
+
+def answer_wanted(after: Mapping[str, Any] | None, mover: Any, side: Any = None) -> bool:
+    """Whether the agent answers the visitor's move now: ``after`` is the observation the move
+    gave, ``mover`` whose turn it was before it (:func:`turn_of`), ``side`` the visitor's
+    "you play" choice (``None``: the mover's side). Only when it is known to be the other
+    side's turn, or when the env names no turn at all."""
+    turn = turn_of(after)
+    if turn is None:  # no turns named: answer each move (unless the turns ended: game over)
+        return mover is None
+    mine = side_of(side)
+    if mine is None:
+        mine = mover
+    return mine is not None and turn != mine
+
+
+def agent_opens(observation: Mapping[str, Any] | None, side: Any) -> bool:
+    """Whether the agent moves first after a reset: the visitor chose a side and it is the
+    other side's turn."""
+    mine, turn = side_of(side), turn_of(observation)
+    return mine is not None and turn is not None and turn != mine

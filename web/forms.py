@@ -7,6 +7,11 @@ open drop-downs when the schema lists ``examples``, lists and objects JSON text 
 :func:`fields_from_model` does it for an action model, whose hand-written schemas of ``Any``
 fields are only hints. :func:`parse_values` turns what the
 visitor typed back into a dict, or into a list of readable errors, one per bad field.
+
+An optional field of choices whose default is none (a task picker's ``task_source``) also
+offers :data:`NONE_CHOICE` (picked at first; a free string with suggestions starts blank):
+choosing it clears the field (left out, as blank), so a visitor goes back to "none" without
+reloading the page.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Kind = Literal["enum", "bool", "int", "number", "string", "json"]
+NONE_CHOICE = "(none)"  # the choice that clears an optional field of choices
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,19 @@ class FieldSpec:
     @property
     def label(self) -> str:
         return self.name if self.required else f"{self.name} (optional)"
+
+    @property
+    def clearable(self) -> bool:
+        """An optional field of choices (or suggestions) with no default: it offers
+        :data:`NONE_CHOICE`, which leaves it out."""
+        picked = self.kind == "enum" or (self.kind == "string" and bool(self.suggestions))
+        return picked and not self.required and self.default is None
+
+    def offered(self) -> list[str]:
+        """The choices (or suggestions) as the form lists them, :data:`NONE_CHOICE` first
+        when the field is clearable."""
+        listed = [str(c) for c in (self.choices if self.kind == "enum" else self.suggestions)]
+        return [NONE_CHOICE, *listed] if self.clearable else listed
 
     def _bounds(self) -> str:
         low_op, high_op = ("<" if strict else "≤" for strict in self.exclusive)
@@ -94,12 +113,19 @@ def fields_from_model(model: Any) -> list[FieldSpec]:
 
 
 def stage_fields(model: Any) -> list[FieldSpec]:
-    """The fields of an action typed on the stage itself (a word, a number, an answer): its
-    fields when there are a few and each is text or a number, else none."""
+    """The fields of an action typed on the stage itself (a word, a number, code): its text and
+    number fields when there are a few, and every other field is an optional yes/no (left to
+    its default, as the REPL's ``is_final``); else none. Beside a text area (code) only the
+    required ones."""
     specs = fields_from_model(model)
-    if not 0 < len(specs) <= MAX_STAGE_FIELDS or any(s.kind not in STAGE_KINDS for s in specs):
+    typed = [s for s in specs if s.kind in STAGE_KINDS]
+    others = [s for s in specs if s.kind not in STAGE_KINDS]
+    optional_flags = all(s.kind == "bool" and not s.required for s in others)
+    if not 0 < len(typed) <= MAX_STAGE_FIELDS or not optional_flags:
         return []
-    return specs
+    if any(s.multiline for s in typed):  # code: the text area, and what else is required
+        typed = [s for s in typed if s.multiline or s.required]
+    return sorted(typed, key=lambda s: not s.multiline)
 
 
 def field_from_schema(
@@ -203,6 +229,8 @@ def initial_value(spec: FieldSpec) -> Any:
         return "" if spec.default is None else json.dumps(spec.default)
     if spec.kind == "bool":
         return bool(spec.default)
+    if spec.clearable and spec.kind == "enum":  # a free text starts blank: typing filters
+        return NONE_CHOICE
     return spec.default
 
 
@@ -228,6 +256,8 @@ _BLANK = object()
 
 def parse_value(spec: FieldSpec, raw: Any) -> Any:
     """One field's value; raises ValueError with a message the visitor can act on."""
+    if spec.clearable and raw == NONE_CHOICE and NONE_CHOICE not in spec.choices:
+        raw = None
     if _is_blank(raw) and spec.kind != "bool":
         if spec.required:
             hint = f" (one of {', '.join(map(str, spec.choices))})" if spec.choices else ""

@@ -17,13 +17,14 @@ import gradio as gr
 from fastapi import FastAPI
 
 from openenv.server.context import ServerContext
+from openenv.web.episode.demos import add_demo_routes
 from openenv.web.page import routes
 from openenv.web.page.blocks import build_blocks
+from openenv.web.page.budget import BudgetedController, watch_replay_requests
 from openenv.web.page.extension import PlaygroundAPI
 from openenv.web.page.watch import add_watch_routes
 from openenv.web.shell import markup as shell
 from openenv.web.stage.api import add_stage_routes
-from openenv.web.stage.controller import Controller
 from openenv.web.static import asset
 
 SYSTEM_FONTS = (
@@ -62,16 +63,23 @@ def mount_playground(
     path: str = "/web",
     gradio_builder: Callable[[PlaygroundAPI], Any] | None = None,
     custom_tab_name: str = "Custom",
+    custom_first: bool = False,
 ) -> gr.Blocks:
-    """Mount the playground at ``path`` on ``app``; return the Gradio Blocks."""
-    controller = Controller(ctx)
+    """Mount the playground at ``path`` on ``app``; return the Gradio Blocks.
+
+    ``custom_first``: the env's own UI (``gradio_builder``) is the page's first screen, the
+    generic playground folded below it (and no fast shell: it would draw the stage first)."""
+    controller = BudgetedController(ctx)  # tabs, page loads and replays bounded
     ctx.web["controller"] = controller
     ctx.web["path"] = path
     routes.add_routes(app, controller, path)
     routes.add_favicon(app, ctx.manifest.emoji)
     add_stage_routes(app, controller, path)  # before Gradio's mount catches them
+    watch_replay_requests(app.router.routes, f"{path}/stage/replay")  # stopped when it leaves
     add_watch_routes(app, controller, path)
-    demo = build_blocks(controller, path, gradio_builder, custom_tab_name)
+    if controller.demos is not None:  # the operator keeps demonstrations (off by default)
+        add_demo_routes(app, ctx, controller.demos.store, path)
+    demo = build_blocks(controller, path, gradio_builder, custom_tab_name, custom_first)
     gr.mount_gradio_app(
         app,
         demo,
@@ -92,7 +100,8 @@ def mount_playground(
     demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
     routes.start_queue_on_first_request(app, path, demo)
     routes.refuse_uploads(app, path)  # the playground takes no files
-    shell.mount_shell(app, path, shell.shell_html(ctx))
+    if not custom_first:
+        shell.mount_shell(app, path, shell.shell_html(ctx))
     ctx.web["blocks"] = demo
     return demo
 

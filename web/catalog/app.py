@@ -6,6 +6,10 @@ Each environment's own server app (API, ``/ws`` and playground) is mounted under
 are listed as unavailable, with the command that installs them. Remote servers listed in
 ``$OPENENV_REMOTES`` get cards too (marked remote, their health asked by the page after it
 loads), each with our playground in front of it under ``/remote/<name>/web/``.
+
+Given a catalog file (``openenv catalog build``'s, or ``openenv`` 0.10's), the landing page lists
+that catalog's records instead: each one installed here (among the packages given, else the
+installed ones) is served as usual; the others show as unavailable, saying where they come from.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from fastapi import FastAPI, HTTPException
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from openenv.core.errors import EnvNotFound, EnvUnavailable
-from openenv.core.registry import EnvPackage, Manifest, discover
+from openenv.core.manifest import normalize
+from openenv.core.registry import EnvPackage, Manifest, discover, find
 from openenv.server.docs import serve_docs
 from openenv.server.headers import security_headers
 from openenv.server.ws import DirectWsApp
@@ -86,6 +91,47 @@ def load_catalog(envs: Path | list[EnvPackage]) -> list[CatalogEnv]:
     return items
 
 
+def catalog_cards(catalog: Path, packages: list[EnvPackage] | None = None) -> list[CatalogEnv]:
+    """A card per record of a catalog file: its package served when it is among ``packages``
+    (default: the installed ones), else unavailable with the record's source as the reason.
+    A file that is no complete catalog raises ``openenv.hub.catalog_file.CatalogError``."""
+    from openenv.hub.catalog_read import load_catalog as read_catalog_file
+
+    snapshot = read_catalog_file(catalog)
+    local = {p.name: p for p in packages} if packages is not None else None
+    cards, seen = [], set()
+    for record in snapshot["entries"]:
+        name = normalize(record["displayName"])
+        if name in seen:
+            continue
+        seen.add(name)
+        package = _package_named(name, local)
+        if package is not None:
+            cards.extend(load_catalog([package]))
+            continue
+        source = record["data"]["source"]
+        shown = record.get("metadata", {}).get("playground", {})
+        manifest = Manifest(
+            name=name,
+            title=shown.get("title") if isinstance(shown, dict) else None,
+            description=record["data"]["description"],
+            tags=tuple(record.get("tags", [])),
+            emoji=(shown.get("emoji") if isinstance(shown, dict) else None) or "📦",
+        )
+        where = f"{source.get('id', source.get('uri'))}@{source['revision'][:12]}: {source['path']}"
+        cards.append(CatalogEnv(EnvPackage(None, manifest), reason=f"not installed here ({where})"))
+    return cards
+
+
+def _package_named(name: str, local: dict[str, EnvPackage] | None) -> EnvPackage | None:
+    if local is not None:
+        return local.get(name)
+    try:
+        return find(name)
+    except EnvNotFound:
+        return None
+
+
 def remote_cards(remotes: list[Remote]) -> list[CatalogEnv]:
     """A card per remote server: its playground is built when the remote first answers."""
     cards = []
@@ -113,16 +159,29 @@ def _client(entry: EnvPackage) -> str | None:
 
 
 def create_catalog_app(
-    envs: Path | list[EnvPackage],
+    envs: Path | list[EnvPackage] | None,
     *,
     title: str = "OpenEnv Playground",
     remotes: list[Remote] | None = None,
+    catalog: Path | None = None,
 ) -> FastAPI:
     """A FastAPI app serving the landing page and every available environment's app, for the
     environment packages of ``envs`` (a directory of them, or a list), and a card per remote
     server of ``remotes`` (default: the ones ``$OPENENV_REMOTES`` lists, see
-    :func:`openenv.web.remote.app.remotes_from`), its playground under ``/remote/<name>/web/``."""
-    local = load_catalog(envs)
+    :func:`openenv.web.remote.app.remotes_from`), its playground under ``/remote/<name>/web/``.
+
+    With ``catalog`` (a catalog file; ``envs`` may be the file itself), the cards are that
+    catalog's records (see :func:`catalog_cards`): served from the packages of ``envs`` when it
+    is a directory or list of them, else from the installed ones."""
+    if isinstance(envs, Path) and envs.is_file():
+        envs, catalog = None, envs
+    if catalog is not None:
+        packages = discover(envs) if isinstance(envs, Path) else envs
+        local = catalog_cards(catalog, packages)
+    elif envs is None:
+        raise ValueError("create_catalog_app needs envs (a directory or list) or catalog=FILE")
+    else:
+        local = load_catalog(envs)
     remote = remote_cards(remotes_from() if remotes is None else remotes)
     items = local + remote
     by_name = {item.entry.name: item for item in local}

@@ -6,14 +6,18 @@ from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING
 
+from openenv.core.registry import HostedOnly, hosted_only
+from openenv.validation.verdict import read_verdict
+
 if TYPE_CHECKING:
     from openenv.web.catalog.app import CatalogEnv
 
 VISIBLE_TAGS = 8
 
 
-def render_page(title: str, items: list[CatalogEnv]) -> str:
-    """The whole landing page for ``items``."""
+def render_page(title: str, items: list[CatalogEnv], hosted: list[HostedOnly] | None = None) -> str:
+    """The whole landing page for ``items``, and the documented environments that run only
+    where they are hosted (``hosted``, default: the registry's)."""
     available = sum(item.available for item in items)
     chips = _chips(items)
     cards = "\n".join(_card(item) for item in items) or _NO_ENVS
@@ -26,7 +30,27 @@ def render_page(title: str, items: list[CatalogEnv]) -> str:
         plural="s" if len(items) != 1 else "",
         chips=chips,
         cards=cards,
+        hosted=_hosted(hosted_only() if hosted is None else hosted),
         icon=_ICON,
+    )
+
+
+def _hosted(rows: list[HostedOnly]) -> str:
+    """The "hosted only" list: each env, why it cannot run here, and how to play it anyway."""
+    if not rows:
+        return ""
+    items = "".join(
+        f'<li data-name="{escape(h.name)}"><strong>{escape(h.emoji)} {escape(h.title)}</strong> '
+        f'<span class="desc">{escape(h.description)}</span> '
+        f'<span class="why">Hosted only: {escape(h.reason)}.</span></li>'
+        for h in rows
+    )
+    return (
+        '<section id="hosted" class="hosted" aria-labelledby="hosted-title">'
+        '<h2 id="hosted-title">Hosted only</h2><p>These documented environments cannot run on a '
+        "CPU machine without downloads that no package registry carries. Play one against a "
+        "server that hosts it with <code>openenv playground URL</code> (its URL or "
+        f"<code>OWNER/SPACE</code>).</p><ul>{items}</ul></section>"
     )
 
 
@@ -61,10 +85,21 @@ def _card(item: CatalogEnv) -> str:
   <div class="body">
     <h2><span class="emoji" aria-hidden="true">{escape(e.emoji)}</span>{escape(e.title)}</h2>
     <p class="desc">{escape(e.description) or "&nbsp;"}</p>
-    <ul class="tags" aria-label="tags">{tags}</ul>
+    {_verdict(item)}<ul class="tags" aria-label="tags">{tags}</ul>
   </div>
   <footer>{_actions(item)}</footer>
 </article>"""
+
+
+def _verdict(item: CatalogEnv) -> str:
+    """The env's recorded validation verdict (``openenv validate --record``), if it ships one."""
+    shipped = read_verdict(item.entry.path)
+    if shipped is None:
+        return ""
+    return (
+        f'<p class="verdict {shipped.verdict}" title="{escape(shipped.title)}">'
+        f"{escape(shipped.label)}</p>"
+    )
 
 
 def _thumb(item: CatalogEnv) -> str:
@@ -115,6 +150,9 @@ def _actions(item: CatalogEnv) -> str:
     return (
         f'<a class="btn primary" href="{escape(item.path)}/web/">Open playground'
         '<span aria-hidden="true"> →</span></a>'
+        f'<a class="btn ghost present" href="{escape(item.path)}/web/?present=1" '
+        "title=\"A demo that plays itself: the stage full screen, an agent (or the env's own "
+        'solver, or random moves) playing episode after episode">🎬 Present</a>'
         f'<button type="button" class="btn ghost copy" data-client="{snippet}" '
         f'data-env="{escape(e.name)}"{base} title="Copy a Python snippet that connects to this '
         f'environment">Copy client</button>{api}'
@@ -160,6 +198,7 @@ _PAGE = """<!doctype html>
   </section>
   <p id="empty" class="empty" hidden>No environment matches. <button type="button"
     id="reset" class="btn link">Clear the filters</button></p>
+  {hosted}
 </main>
 <footer class="site wrap">Each environment's API lives under <code>/envs/&lt;name&gt;/</code>
   (WebSocket <code>/ws</code>, <code>/reset</code>, <code>/step</code>, <code>/state</code>,
@@ -219,6 +258,10 @@ h1 { margin:4px 0 8px; font-size:clamp(28px,4vw,40px); line-height:1.15; }
   overflow:hidden; max-height:100%; align-self:stretch; box-sizing:border-box; }
 .placeholder { filter:grayscale(1); opacity:.7; }
 .ribbon.remote { background:#4f46e5; }
+.hosted { margin:32px 0 8px; color:var(--muted); font-size:14px; }
+.hosted h2 { font-size:17px; color:var(--fg); margin:0 0 4px; }
+.hosted ul { padding-left:18px; } .hosted li { margin:4px 0; }
+.hosted strong { color:var(--fg); } .hosted .why { font-style:italic; }
 .health { position:absolute; bottom:8px; left:10px; font-size:12px; color:var(--muted); }
 .health.up::before { content:"● "; color:#16a34a; }
 .health.down::before { content:"● "; color:#dc2626; }
@@ -230,6 +273,8 @@ h1 { margin:4px 0 8px; font-size:clamp(28px,4vw,40px); line-height:1.15; }
 .tags { list-style:none; margin:0; padding:0; display:flex; flex-wrap:wrap; gap:6px; }
 .tags li { background:var(--chip); color:var(--accent); border-radius:999px; padding:1px 9px;
   font-size:12px; }
+.verdict { margin:0 0 8px; font-size:12px; font-weight:600; color:#15803d; }
+.verdict.warn { color:#a16207; } .verdict.fail { color:#b91c1c; }
 .card footer { display:flex; flex-wrap:wrap; gap:8px; align-items:center; padding:12px 16px 16px; }
 .btn { display:inline-flex; align-items:center; gap:4px; border-radius:9px; padding:8px 13px;
   font:inherit; font-size:14px; cursor:pointer; text-decoration:none;

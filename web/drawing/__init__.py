@@ -5,6 +5,7 @@ thumbnails (``raster``), and text."""
 from openenv.web.drawing.dispatch import (
     Picture,
     Thumbnail,
+    fields_text,
     picture,
     to_html,
     to_image,
@@ -16,6 +17,7 @@ from openenv.web.drawing.dispatch import (
 __all__ = [
     "Picture",
     "Thumbnail",
+    "fields_text",
     "picture",
     "to_html",
     "to_image",

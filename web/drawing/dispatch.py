@@ -1,4 +1,6 @@
-"""One dispatch for every way a view is drawn: HTML, an image (PNG), a thumbnail, text.
+"""One dispatch for every way a view is drawn: HTML, an image (PNG), a thumbnail, text. The
+playground's stage and exports, ``openenv render``, catalog thumbnails and notebooks all draw
+through here.
 
 Each view type of :mod:`openenv.core.views` has one :class:`Drawer` in :data:`DRAWERS`, which
 holds one function per target; :func:`to_html`, :func:`to_image`, :func:`to_png`,
@@ -10,6 +12,7 @@ PNG files are written by one encoder, :func:`openenv.core.frames.png_bytes`.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -62,8 +65,9 @@ class Picture:
 
     @property
     def animates(self) -> bool:
-        """Whether a GIF of these pictures shows something (frames and boards do)."""
-        return self.png is not None or isinstance(self.view, Board)
+        """Whether a GIF of these pictures shows something: every view does (frames, boards,
+        SVG rasterised, text drawn), nothing does not."""
+        return self.png is not None or self.view is not None
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ class Drawer:
     """How one view type is drawn for each target."""
 
     html: Callable[[Any], str]
-    image: Callable[[Any], Image.Image | None]  # None: needs a browser to draw (SVG)
+    image: Callable[[Any], Image.Image | None]  # None: cannot be drawn here (SVG without resvg)
     thumbnail: Callable[[Any], Thumbnail]
     text: Callable[[Any], str]
     keep: Callable[[Any], Picture] = lambda view: Picture(view=view)
@@ -131,7 +135,7 @@ DRAWERS: dict[type, Drawer] = {
     ),
     Svg: Drawer(
         html=html.svg_html,
-        image=lambda view: None,
+        image=lambda view: raster.svg_image(view.markup),
         thumbnail=lambda view: Thumbnail("svg", sanitize_svg(view.markup)),
         text=lambda view: "an SVG drawing",
     ),
@@ -158,10 +162,15 @@ def to_html(view: View | None, observation: dict[str, Any] | None = None) -> str
     return drawer(view).html(view)
 
 
-def to_image(view: View | None, cell_px: int = raster.CELL_PX) -> Image.Image | None:
-    """An RGB image of the view, or ``None`` when it cannot be drawn without a browser."""
+def to_image(
+    view: View | None, cell_px: int = raster.CELL_PX, observation: dict[str, Any] | None = None
+) -> Image.Image | None:
+    """An RGB image of the view (an SVG is ``None`` only where resvg is not installed); without
+    a view, the ``observation``'s fields as text, as the stage lists them (``None`` without
+    one)."""
     if view is None:
-        return None
+        text = fields_text(observation or {})
+        return raster.text_image(text) if text else None
     if isinstance(view, Board):  # the only view with a drawing scale
         return raster.board_image(view, cell_px)
     return drawer(view).image(view)
@@ -183,6 +192,20 @@ def to_thumbnail(view: View | None) -> Thumbnail:
 def picture(view: View) -> Picture:
     """What an episode keeps of ``view`` (see :class:`Picture`)."""
     return drawer(view).keep(view)
+
+
+def fields_text(observation: dict[str, Any]) -> str:
+    """The observation's fields, one ``name: value`` a line (large arrays and frames folded as
+    on the stage; reward, done and empty metadata left out)."""
+    fields = {k: v for k, v in observation.items() if k not in ("reward", "done")}
+    if not fields.get("metadata"):
+        fields.pop("metadata", None)
+    lines = []
+    for name, value in fields.items():
+        folded = html.fold(value)
+        text = folded if isinstance(folded, str) else json.dumps(folded, ensure_ascii=False)
+        lines.append(f"{name}: {text}")
+    return "\n".join(lines)
 
 
 def to_text(view: View | None) -> str:

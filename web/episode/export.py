@@ -9,6 +9,7 @@ from typing import Any
 
 from PIL import Image
 
+from openenv.web.drawing.raster import PAPER
 from openenv.web.episode.files import KEYS
 
 GIF_MAX_SIDE = 480
@@ -32,7 +33,8 @@ def episode_gif(frames: Sequence[bytes], fps: float = 6.0) -> bytes | None:
     enlarged with nearest-neighbour scaling so pixels stay crisp."""
     if not frames:
         return None
-    images = [_scaled(Image.open(io.BytesIO(png)).convert("RGB")) for png in frames]
+    opened = [Image.open(io.BytesIO(png)).convert("RGB") for png in frames]
+    images = [_scaled(image) for image in _one_size(opened)]
     buffer = io.BytesIO()
     images[0].save(
         buffer,
@@ -44,6 +46,20 @@ def episode_gif(frames: Sequence[bytes], fps: float = 6.0) -> bytes | None:
         optimize=False,
     )
     return buffer.getvalue()
+
+
+def _one_size(images: list[Image.Image]) -> list[Image.Image]:
+    """The images on one canvas, the largest's size, top left on paper (a GIF is as large as
+    its first frame: a text or a board that grows would be cut)."""
+    width, height = max(i.width for i in images), max(i.height for i in images)
+    if all(i.size == (width, height) for i in images):
+        return images
+    out = []
+    for image in images:
+        canvas = Image.new("RGB", (width, height), PAPER)
+        canvas.paste(image, (0, 0))
+        out.append(canvas)
+    return out
 
 
 def _scaled(image: Image.Image) -> Image.Image:

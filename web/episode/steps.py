@@ -4,7 +4,10 @@ few words (the step log, the reward debugger, the button a typed action equals).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from openenv.core.views import ActionChoice
 
 
 def set_fields(action: dict[str, Any]) -> dict[str, Any]:
@@ -43,3 +46,12 @@ def step_error(step: dict[str, Any]) -> str | None:
         kind = error.get("error_type") or error.get("message") or "error"
         return str(kind)
     return str(error)
+
+
+def label_of(payload: dict[str, Any], legal: list[ActionChoice]) -> str | None:
+    """The label of the legal action ``payload`` is (unset fields aside), if it is one."""
+    fields = set_fields(payload)
+    for choice in legal:
+        if set_fields(choice.fields()) == fields:
+            return choice.label
+    return None

@@ -1,15 +1,17 @@
 """Episodes as video: MP4 (H.264, by PyAV, the ``video`` extra) and GIF, from the playground's
 frames or from an episode file (``openenv render run.jsonl -o run.mp4``).
 
-A file's frames are read from each step's observation by the same rules that draw a remote
-server's observations (:mod:`openenv.web.remote.rules`: our frame encodings, flat lists with a
-``*_shape``, nested lists, base64 images), and boards are rasterised; steps with neither add no
-frame. Small frames are enlarged with nearest-neighbour scaling so pixels stay crisp. Encoding
+A file's pictures are drawn by :mod:`openenv.web.drawing`, as the playground draws them: replayed
+on the env the file names when it is installed here (its own ``render()``: boards, frames, SVG,
+text), else read from each step's observation by the same rules that draw a remote server's
+observations (:mod:`openenv.web.remote.rules`), or its fields as text (:func:`episode_pictures`).
+Small frames are enlarged with nearest-neighbour scaling so pixels stay crisp. Encoding
 reports its progress through a callback (the command's progress bar).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import importlib.util
 import io
@@ -20,9 +22,11 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from openenv.core.views import Board, Frame
+from openenv.core.views import View
 from openenv.web.drawing import to_image
+from openenv.web.drawing.raster import PAPER
 from openenv.web.episode.export import episode_gif
+from openenv.web.episode.files import RecordedEpisode
 from openenv.web.remote.rules import Rules
 
 DEFAULT_FPS = 10.0
@@ -51,16 +55,105 @@ def video_available() -> bool:
 
 
 def frames_of(steps: Iterable[dict[str, Any]]) -> Iterator[np.ndarray]:
-    """The picture of each step of an episode file that has one (a frame, or a board)."""
+    """The picture of each step of an episode file, read from its observation: its view by
+    the remote rules (a frame, a board, an SVG, text), else its fields as text, as the
+    stage lists them."""
     rules = Rules({})
     for step in steps:
-        view = rules.read(step.get("observation") or {}).view
-        if isinstance(view, Frame):
-            yield view.pixels
-        elif isinstance(view, Board):
-            image = to_image(view)
-            if image is not None:
-                yield np.asarray(image.convert("RGB"))
+        observation = step.get("observation") or {}
+        image = to_image(rules.read(observation).view, observation=observation)
+        if image is not None:
+            yield np.asarray(image.convert("RGB"))
+
+
+def episode_pictures(episode: RecordedEpisode) -> tuple[list[np.ndarray], str]:
+    """The pictures of a recorded episode and how they were made.
+
+    When the file names an env installed here and its reset options (what the typed client's
+    recorder writes), the episode is replayed on that env and each step drawn by its own
+    ``render()``: the very pictures its playground shows and exports, reset first. A replay
+    that does not give back the recorded rewards and observations (an env that is not
+    seeded, a different version) is dropped, and so is a file without them: then each step's
+    observation is drawn (:func:`frames_of`)."""
+    replayed = replay_views(episode)
+    if replayed is not None:
+        pictures = [to_image(view, observation=obs) for view, obs in replayed]
+        kept = [np.asarray(p.convert("RGB")) for p in pictures if p is not None]
+        if kept:
+            return same_size(kept), f"replayed on {episode.env}"
+    return same_size(list(frames_of(episode.steps))), "drawn from the recorded observations"
+
+
+def replay_views(episode: RecordedEpisode) -> list[tuple[View | None, dict[str, Any]]] | None:
+    """``(view, observation)`` after the reset and after each step of ``episode`` replayed on
+    the env it names, or ``None`` when it cannot be replayed faithfully (see
+    :func:`episode_pictures`)."""
+    if not episode.env or episode.reset is None or not episode.steps:
+        return None
+    from openenv.core.errors import OpenEnvError
+    from openenv.core.registry import find
+
+    try:
+        package = find(episode.env)
+        env_cls, action_cls = package.environment_class(), package.action_class()
+    except (OpenEnvError, ImportError):
+        return None
+    try:
+        return asyncio.run(_replay(env_cls(), action_cls, episode))
+    except Exception:
+        return None
+
+
+async def _replay(
+    env: Any, action_cls: type, episode: RecordedEpisode
+) -> list[tuple[View | None, dict[str, Any]]] | None:
+    from openenv.core.serialization import model_from_wire, observation_to_wire
+
+    try:
+        obs = await env.reset_async(**(episode.reset or {}))
+        views = [(env.render(), observation_to_wire(obs)["observation"])]
+        for step in episode.steps:
+            obs = await env.step_async(model_from_wire(step.get("action") or {}, action_cls))
+            wire = observation_to_wire(obs)
+            if not _same(wire, step):
+                return None
+            views.append((env.render(), wire["observation"]))
+        return views
+    finally:
+        await env.close_async()
+
+
+def _same(wire: dict[str, Any], step: dict[str, Any]) -> bool:
+    """Whether a replayed step gave what the file recorded (reward, done, observation but
+    its metadata)."""
+    if bool(wire.get("done")) != bool(step.get("done")):
+        return False
+    reward, recorded = wire.get("reward"), step.get("reward")
+    if (reward is None) != (recorded is None):
+        return False
+    if reward is not None and abs(float(reward) - float(recorded)) > 1e-9:
+        return False
+    plain = {k: v for k, v in (wire.get("observation") or {}).items() if k != "metadata"}
+    kept = {k: v for k, v in (step.get("observation") or {}).items() if k != "metadata"}
+    return plain == kept
+
+
+def same_size(frames: list[np.ndarray]) -> list[np.ndarray]:
+    """``frames`` on one canvas, the largest's size (smaller ones top left, on paper): a GIF
+    or MP4 holds one size, and a text or board may grow over an episode."""
+    if not frames:
+        return frames
+    height = max(f.shape[0] for f in frames)
+    width = max(f.shape[1] for f in frames)
+    if all(f.shape[:2] == (height, width) for f in frames):
+        return frames
+    out = []
+    for frame in frames:
+        canvas = np.empty((height, width, 3), np.uint8)
+        canvas[:] = PAPER
+        canvas[: frame.shape[0], : frame.shape[1]] = frame
+        out.append(canvas)
+    return out
 
 
 def episode_mp4(

@@ -7,6 +7,11 @@ schema), Rewards (each step's reward broken into its rubric components, a stacke
 through the recorded episode, an exported JSONL loaded back, two runs compared), State, Last
 response, Python, README, and an environment's own tab (``gradio_builder``).
 
+Presentation mode (``?present=1``, ``agent`` or ``random``, ``&speed=`` steps a second, or the
+🎬 Present button) hides all but the stage and a bar (:func:`present_html`) and plays episode
+after episode with the page's own autoplay (``assets/page.js``; ``assets/playground.css`` lays it
+out under ``html.oe-present``).
+
 Each browser tab opens its own session through the server's session manager (or adopts the one
 the fast shell opened before Gradio loaded) and closes it when the tab goes away (Gradio's unload
 event) or when the manager reaps it as idle. The stage is the shell's: the same script
@@ -18,7 +23,9 @@ from __future__ import annotations
 
 import html
 import inspect
+import re
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +33,9 @@ import gradio as gr
 from gradio import route_utils
 
 from openenv.server.context import ServerContext
+from openenv.validation.verdict import verdict_for_class
 from openenv.web import forms
+from openenv.web.agents import RandomAgent
 from openenv.web.episode.video import env_fps
 from openenv.web.page.extension import PlaygroundAPI
 from openenv.web.page.snippet import client_names, python_snippet
@@ -34,8 +43,9 @@ from openenv.web.page.tools import tools_of, tools_tab
 from openenv.web.page.widgets import widget
 from openenv.web.rewards import panel as reward_panel
 from openenv.web.stage import messages
+from openenv.web.stage.api import SEATS, agents_turn
 from openenv.web.stage.controller import Controller
-from openenv.web.stage.html import code_block, json_block
+from openenv.web.stage.html import FULL, code_block, json_block
 from openenv.web.stage.tabs import WebTab
 from openenv.web.static import asset
 
@@ -48,43 +58,42 @@ def build_blocks(
     path: str,
     gradio_builder: Callable[[PlaygroundAPI], Any] | None = None,
     custom_tab_name: str = "Custom",
+    custom_first: bool = False,
 ) -> gr.Blocks:
-    """The Gradio page of one environment server."""
+    """The Gradio page of one environment server.
+
+    ``custom_first`` (with a ``gradio_builder``): the environment's own UI is the page, drawn
+    under the header; the generic playground (stage, controls and their tabs) folds into a
+    closed "Playground" section below it, one click away."""
+    if custom_first and gradio_builder is None:
+        raise ValueError("custom_first needs a gradio_builder: the env's own UI to put first")
     ctx = controller.ctx
     page = _Page(controller, path)
     with gr.Blocks(title=f"{ctx.package.title} · OpenEnv playground") as demo:
+        # presentation mode's bar (?present=1, the Present button): hidden until then
+        gr.HTML(present_html(ctx, *page.present_player()), elem_id="oe-present")
         gr.HTML(header_html(ctx), elem_id="oe-header")
         if ctx.token is not None:
             page.lock_panel()
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=1, min_width=280, elem_id="oe-controls"):
-                page.reset_panel()
-                page.action_form()
-                page.autoplay_panel()
-            with gr.Column(scale=4, min_width=520):
-                page.stage_component()
-        tools = bool(tools_of(ctx.env_cls))
-        with gr.Tabs(elem_id="oe-tabs", selected="tools" if tools else "rewards"):
-            if tools:  # a tool env's own controls: a form per tool, built from its schema
-                with gr.Tab("Tools", id="tools"):
-                    tools_tab(PlaygroundAPI(ctx, controller, page.stage))
-            with gr.Tab("Rewards", id="rewards"):
-                page.rewards_box, page.rewards = reward_panel.build(controller)
-            with gr.Tab("State", id="state"):
-                page.state_box = gr.HTML(elem_id="oe-state")
-            with gr.Tab("Last response", id="raw"):
-                page.raw_box = gr.HTML(elem_id="oe-raw")
-            with gr.Tab("Python", id="python"):
-                page.code_box = gr.HTML(elem_id="oe-python")
-            with gr.Tab("README", id="readme"):
-                _readme_component(_readme(ctx))
-            if gradio_builder is not None:
-                with gr.Tab(custom_tab_name, id="custom"):
-                    built = gradio_builder(PlaygroundAPI(ctx, controller, page.stage))
-                    if isinstance(built, gr.Blocks):
-                        built.render()
+        if custom_first and gradio_builder is not None:
+            with gr.Column(elem_id="oe-custom-first"):
+                _build_custom(gradio_builder, PlaygroundAPI(ctx, controller, page.stage_slot()))
+            with gr.Accordion(
+                "Playground: the environment by hand (reset, step, tools)",
+                open=False,
+                elem_id="oe-playground-fold",
+            ):
+                page.play_area()
+        else:
+            page.play_area(gradio_builder, custom_tab_name)
         page.wire(demo)
     return demo
+
+
+def _build_custom(gradio_builder: Callable[[PlaygroundAPI], Any], api: PlaygroundAPI) -> None:
+    built = gradio_builder(api)
+    if isinstance(built, gr.Blocks):
+        built.render()
 
 
 class _Page:
@@ -97,10 +106,45 @@ class _Page:
         self.option_specs = forms.reset_fields(self.ctx.env_cls)
         self.action_specs = forms.fields_from_model(self.ctx.action_cls)
         self.names = client_names(self.ctx.package, self.ctx.action_cls)
+        # What each tab's page was last sent of the State, Last response and Python panels
+        # (an unchanged panel is not sent again); freed with the tab.
+        self._sent: weakref.WeakKeyDictionary[WebTab, dict[str, str]] = weakref.WeakKeyDictionary()
 
     # -- layout ----------------------------------------------------------------------------
 
     lock_group: gr.Group | None = None
+
+    def play_area(
+        self,
+        gradio_builder: Callable[[PlaygroundAPI], Any] | None = None,
+        custom_tab_name: str = "Custom",
+    ) -> None:
+        """The stage, the controls beside it, and the tabs below (the env's own tab last)."""
+        ctx, controller = self.ctx, self.controller
+        # The stage first (on a phone too), the controls beside it on a desktop; the stage
+        # column stays in view while the controls and the tabs below scroll.
+        with gr.Row(equal_height=False, elem_id="oe-play-row"):
+            with gr.Column(scale=3, min_width=320, elem_id="oe-stage-col"):
+                self.play_bar()
+                self.stage_component()
+            with gr.Column(scale=1, min_width=260, elem_id="oe-controls"):
+                self.reset_panel()
+                self.autoplay_panel()
+                self.developer_panel()
+        tools = bool(tools_of(ctx.env_cls))
+        with gr.Tabs(elem_id="oe-tabs", selected="tools" if tools else "rewards"):
+            if tools:  # a tool env's own controls: a form per tool, built from its schema
+                with gr.Tab("Tools", id="tools"):
+                    tools_tab(PlaygroundAPI(ctx, controller, self.stage))
+            with gr.Tab("Rewards", id="rewards"):
+                self.rewards_box, self.rewards = reward_panel.build(controller)
+            with gr.Tab("Python", id="python"):
+                self.code_box = gr.HTML(elem_id="oe-python")
+            with gr.Tab("README", id="readme"):
+                _readme_component(_readme(ctx))
+            if gradio_builder is not None:
+                with gr.Tab(custom_tab_name, id="custom"):
+                    _build_custom(gradio_builder, PlaygroundAPI(ctx, controller, self.stage))
 
     def lock_panel(self) -> None:
         with gr.Group(elem_id="oe-lock") as self.lock_group:
@@ -113,30 +157,45 @@ class _Page:
             self.unlock_btn = gr.Button("Unlock", variant="primary", elem_id="oe-unlock")
             self.lock_msg = gr.HTML(elem_id="oe-lock-msg")
 
-    def reset_panel(self) -> None:
-        gr.HTML('<p class="oe-panel-title">Episode</p>')
-        self.seed = gr.Textbox(
-            label="seed", placeholder="random", info="a whole number replays an episode",
-            elem_id="oe-seed",
-        )  # fmt: skip
-        self.option_inputs = [widget(spec, f"oe-opt-{spec.name}") for spec in self.option_specs]
-        self.reset_btn = gr.Button("↺ Reset", variant="primary", elem_id="oe-reset")
-        self.reset_msg = gr.HTML(elem_id="oe-reset-msg", elem_classes=["oe-form-msg"])
+    def play_bar(self) -> None:
+        """Reset (always in view), Play and Stop, above the stage."""
+        with gr.Row(elem_id="oe-bar"):
+            self.reset_btn = gr.Button(
+                "↺ Reset", variant="primary", elem_id="oe-reset", min_width=90, scale=0
+            )
+            self.play_btn = gr.Button("▶ Play", elem_id="oe-play", min_width=80, scale=0)
+            self.stop_btn = gr.Button("■ Stop", elem_id="oe-stop", min_width=80, scale=0)
+            self.present_btn = gr.Button(
+                "🎬 Present", elem_id="oe-present-btn", min_width=100, scale=0
+            )
+            self.reset_msg = gr.HTML(elem_id="oe-reset-msg", elem_classes=["oe-form-msg"])
 
-    def action_form(self) -> None:
-        # Plain columns and radios rather than accordions, sliders and dropdowns: every
-        # component type is one more script the page loads before it is usable.
-        with gr.Column(variant="panel", elem_id="oe-form"):
+    def reset_panel(self) -> None:
+        """The seed and the reset options, folded: Reset works with the defaults."""
+        with gr.Accordion("Reset options", open=False, elem_id="oe-options"):
+            self.seed = gr.Textbox(
+                label="seed", placeholder="random", info="a whole number replays an episode",
+                elem_id="oe-seed",
+            )  # fmt: skip
+            self.option_inputs = [widget(spec, f"oe-opt-{spec.name}") for spec in self.option_specs]
+
+    def developer_panel(self) -> None:
+        """The wire: the typed action form, the state and the last response as JSON. Folded
+        unless the page was opened with ``?dev=1`` or the environment offers no other control."""
+        with gr.Accordion("Developer", open=False, elem_id="oe-dev") as self.dev_panel:
             gr.HTML('<p class="oe-panel-title">Action form</p>')
             self.action_inputs = [
                 widget(spec, f"oe-field-{spec.name}") for spec in self.action_specs
             ]
             self.step_btn = gr.Button("Step", variant="secondary", elem_id="oe-step")
             self.form_msg = gr.HTML(elem_id="oe-form-msg", elem_classes=["oe-form-msg"])
+            gr.HTML('<p class="oe-panel-title">State</p>')
+            self.state_box = gr.HTML(elem_id="oe-state")
+            gr.HTML('<p class="oe-panel-title">Last response</p>')
+            self.raw_box = gr.HTML(elem_id="oe-raw")
 
     def autoplay_panel(self) -> None:
-        with gr.Column(variant="panel", elem_id="oe-autoplay"):
-            gr.HTML('<p class="oe-panel-title">Autoplay random actions</p>')
+        with gr.Accordion("Autoplay", open=False, elem_id="oe-autoplay"):
             self.play_steps = gr.Textbox(
                 value="0", label="steps", info="0 = until done", elem_id="oe-play-steps"
             )
@@ -153,9 +212,32 @@ class _Page:
                 False, label="🤖 the agent answers each of my moves", elem_id="oe-agent-replies",
                 info="two-player games with a second player (opponent: human, self)",
             )  # fmt: skip
-            with gr.Row():
-                self.play_btn = gr.Button("▶ Play", elem_id="oe-play", min_width=60)
-                self.stop_btn = gr.Button("■ Stop", elem_id="oe-stop", min_width=60)
+            self.agent_side = None
+            sides = two_player_sides(self.ctx)
+            per_game = callable(getattr(self.ctx.env_cls, "sides_for", None))
+            if sides is not None or per_game:  # "you play": the agent takes the other side
+                self.agent_side = gr.Radio(
+                    _side_choices(sides or GENERIC_SIDES), value="either", label="you play",
+                    elem_id="oe-agent-side", visible=sides is not None,
+                    info="with the agent answering: it plays the other side, and opens for it",
+                )  # fmt: skip
+
+    def present_player(self) -> tuple[str, str]:
+        """Who plays in presentation mode, and the name the bar shows: ``"agent"``, the
+        operator's agent (``OPENENV_AGENT``) when one is set up; else ``"solver"``, the env's
+        own solver (the oracle its validation plays) when it ships one that runs here; else
+        ``"random"``, autoplay's random actions."""
+        try:
+            agent = self.controller.agent
+        except Exception as exc:  # the operator's settings are wrong: said, the env plays
+            agent, why = None, f" (OPENENV_AGENT is not set up: {exc})"
+        else:
+            why = ""
+        if agent is not None and not isinstance(agent, RandomAgent):
+            return "agent", f"agent: {agent.name}"
+        if self.controller.solver is not None:
+            return "solver", f"the env's solver{why}"
+        return "random", f"random moves{why or ' (autoplay)'}"
 
     def _agent_name(self) -> str:
         try:
@@ -163,15 +245,23 @@ class _Page:
         except Exception as exc:  # the operator's OPENENV_AGENT: said on the page, not fatal
             return f"not set up: {exc}"
 
+    def stage_slot(self) -> gr.HTML:
+        """The stage component, made (not yet placed) so that a tab drawn before it can name
+        it as an output; :meth:`stage_component` places it."""
+        if not hasattr(self, "stage"):
+            # The stage script calls the stage routes itself (one API with the fast shell);
+            # Gradio holds the drawn stage as the component's value, which other events replace.
+            self.stage = gr.HTML(
+                '<div class="oe-stage"><section class="oe-main"><div class="oe-view">'
+                '<div class="oe-empty">Starting…</div></div></section></div>',
+                js_on_load=asset("stage.js") + asset("page.js"),
+                elem_id="oe-stage",
+                render=False,
+            )
+        return self.stage
+
     def stage_component(self) -> None:
-        # The stage script calls the stage routes itself (one API with the fast shell); Gradio
-        # holds the drawn stage as the component's value, which other events replace.
-        self.stage = gr.HTML(
-            '<div class="oe-stage"><section class="oe-main"><div class="oe-view">'
-            '<div class="oe-empty">Starting…</div></div></section></div>',
-            js_on_load=asset("stage.js") + asset("page.js"),
-            elem_id="oe-stage",
-        )
+        self.stage_slot().render()
         self.shell_key = gr.Textbox(visible=False, elem_id="oe-shell-key")
 
     # -- events ----------------------------------------------------------------------------
@@ -179,28 +269,27 @@ class _Page:
     def wire(self, demo: gr.Blocks) -> None:
         fast = {"concurrency_limit": None, "show_progress": "hidden"}
         # The load event first asks the fast shell (openenv.web.shell) for the tab it opened.
-        demo.load(self.on_load, self.shell_key, self.stage, js=HANDOFF_JS, **fast)
+        demo.load(self.on_load, self.shell_key, [self.stage, self.dev_panel], js=HANDOFF_JS, **fast)
         demo.unload(self.on_unload)
         if self.lock_group is not None:
             outputs = [self.stage, self.lock_group, self.lock_msg, self.token_box]
             self.unlock_btn.click(self.on_unlock, [self.token_box], outputs, **fast)
             self.token_box.submit(self.on_unlock, [self.token_box], outputs, **fast)
+        seats = [self.agent_replies] + ([self.agent_side] if self.agent_side is not None else [])
         self.reset_btn.click(
-            self.on_reset, {self.seed, *self.option_inputs}, [self.stage, self.reset_msg], **fast
+            self.on_reset,
+            {self.seed, *self.option_inputs, *seats},
+            [self.stage, self.reset_msg, *self._sides_output()],
+            **fast,
         )
         self.step_btn.click(
             self.on_step, set(self.action_inputs), [self.stage, self.form_msg], **fast
         )
-        # One event refreshes every panel: two events on the same change, each "always_last",
-        # re-ran each other for as long as the stage kept changing (Gradio 6.31), a pair of
-        # queue calls per autoplay frame.
-        self.stage.change(
-            self.on_refresh,
-            None,
-            [self.state_box, self.raw_box, self.code_box, self.rewards_box],
-            trigger_mode="always_last",
-            **fast,
-        )
+        # The side panels follow the stage without a Gradio event: the page asks the stage's
+        # panels route (openenv.web.stage.api) for the ones in view that are behind the stage
+        # (assets/page.js), one plain call instead of a queue round trip (~16 ms of server CPU
+        # each, measured) per click, none when no panel is in view.
+        self.controller.panels = self.panels_for
         self.play_btn.click(
             None, [self.play_steps, self.play_fps, self.play_agent], None,
             js="(steps, fps, agent) => { window.openenvPlayground.play(steps, fps, agent); }",
@@ -209,7 +298,15 @@ class _Page:
             None, [self.agent_replies], None,
             js="(on) => { window.openenvPlayground.setReplies(on); }",
         )  # fmt: skip
+        if self.agent_side is not None:
+            self.agent_side.change(
+                None, [self.agent_side], None,
+                js="(side) => { window.openenvPlayground.setSide(side); }",
+            )  # fmt: skip
         self.stop_btn.click(None, None, None, js="() => { window.openenvPlayground.stop(); }")
+        self.present_btn.click(
+            None, None, None, js="() => { window.openenvPlayground.present(true); }"
+        )
 
     def _tab(self, request: gr.Request) -> WebTab:
         """This page's tab; a page whose tab went away (closed, reaped) gets a new one here,
@@ -225,7 +322,7 @@ class _Page:
             shell_key, request.session_hash, self.controller.owner_of(request)
         )
         if adopted is not None:  # the episode the shell started carries on
-            return self.controller.html(adopted)
+            return self.controller.html(adopted), self._developer(adopted, request)
         tab = self._tab(request)
         if tab.authorized:
             shared = request.query_params.get("episode")  # a shared link: replay its episode
@@ -233,7 +330,24 @@ class _Page:
                 await self.controller.replay_link(tab, shared)
             else:
                 await self.controller.reset(tab, {})
-        return self.controller.html(tab)
+        return self.controller.html(tab), self._developer(tab, request)
+
+    def _developer(self, tab: WebTab, request: gr.Request) -> Any:
+        """The Developer panel opens by itself with ``?dev=1``, or where the stage offers no
+        control (no buttons, sliders, typed action, clicks or tools) — not when it has none
+        because the server is full (the stage says so; the panel would only show emptiness)."""
+        asked = request.query_params.get("dev", "") not in ("", "0", "false")
+        if tab.notice.kind == FULL and not asked:  # the stage says the server is full
+            return gr.skip()
+        return gr.update(open=True) if asked or not self._has_controls(tab) else gr.skip()
+
+    def _has_controls(self, tab: WebTab) -> bool:
+        shows = tab.shows
+        pointable = 'data-click=""' in shows.html or "oe-cell-act" in shows.html
+        return bool(
+            shows.legal or shows.sliders or self.controller.typed or pointable
+            or tools_of(self.ctx.env_cls) or 'data-keys=""' in shows.html
+        )  # fmt: skip
 
     async def on_unload(self, request: gr.Request) -> None:
         tab = self.controller.tabs.by_hash(request.session_hash)
@@ -247,10 +361,35 @@ class _Page:
         await self.controller.reset(tab, {})
         return self.controller.html(tab), gr.update(visible=False), "", ""
 
+    def _sides_output(self) -> list[gr.components.Component]:
+        """The "you play" choice, when the env names its sides per game (``sides_for``)."""
+        per_game = callable(getattr(self.ctx.env_cls, "sides_for", None))
+        return [self.agent_side] if per_game and self.agent_side is not None else []
+
+    def _sides_update(self, options: dict[str, Any] | None) -> list[Any]:
+        """The "you play" choice for the game these reset options start: its sides' names, or
+        hidden for a game of one player (``sides_for(options)`` of the env returns ``None``)."""
+        if not self._sides_output():
+            return []
+        if options is None:
+            return [gr.skip()]
+        try:
+            sides = self.ctx.env_cls.sides_for(dict(options))
+        except Exception:  # the env could not name them: the choice stays as it was
+            return [gr.skip()]
+        if not (isinstance(sides, list | tuple) and len(sides) == 2):
+            return [gr.update(visible=False)]
+        named = (str(sides[0])[:40], str(sides[1])[:40])
+        return [gr.update(choices=_side_choices(named), visible=True)]
+
     async def on_reset(self, form: dict[Any, Any], request: gr.Request):
+        result = await self._reset(form, request)
+        return (*result[:2], *self._sides_update(result[2]))
+
+    async def _reset(self, form: dict[Any, Any], request: gr.Request):
         tab = self._tab(request)
         if not tab.authorized:
-            return gr.skip(), _msg(messages.TOKEN_FIRST, "error")
+            return gr.skip(), _msg(messages.TOKEN_FIRST, "error"), None
         values = [form[c] for c in self.option_inputs]
         options, errors = forms.parse_values(self.option_specs, values)
         options = forms.spread(self.option_specs, options)
@@ -261,9 +400,13 @@ class _Page:
             except ValueError as exc:
                 errors.insert(0, f"seed: {exc}")
         if errors:
-            return gr.skip(), _msg("; ".join(errors), "error")
+            return gr.skip(), _msg("; ".join(errors), "error"), None
         ok = await self.controller.reset(tab, options)
-        return self.controller.html(tab), _msg(tab.notice.text if not ok else "", "error")
+        side = form.get(self.agent_side) if self.agent_side is not None else None
+        if ok and form.get(self.agent_replies) and side in SEATS and agents_turn(tab, side):
+            ok = await self.controller.agent_step(tab)  # the visitor plays second: it opens
+        shown = self.controller.html(tab), _msg(tab.notice.text if not ok else "", "error")
+        return (*shown, options if ok else None)
 
     async def on_step(self, form: dict[Any, Any], request: gr.Request):
         tab = self.controller.tabs.by_hash(request.session_hash)
@@ -277,11 +420,34 @@ class _Page:
             return gr.skip(), _msg(tab.notice.text, "error")
         return self.controller.html(tab), _msg("Step applied.", "ok")
 
-    async def on_refresh(self, request: gr.Request):
-        tab = self.controller.tabs.by_hash(request.session_hash)
-        if tab is None or not tab.authorized:
-            return "", "", "", gr.skip()
-        state = await self.controller.state(tab)
+    async def panels_for(self, tab: WebTab, names: list[str], request: Any) -> dict[str, str]:
+        """The side panels ``names`` (state, raw, code, rewards) of ``tab`` as HTML, for the
+        stage's panels route; a panel unchanged since the last call for ``names`` naming it is
+        left out (``"fresh"`` in ``names``: the page drew its panels anew, all are sent)."""
+        if not tab.authorized:
+            return {}
+        wanted = {name for name in names if name in PANELS}
+        sent = self._sent.setdefault(tab, {})
+        if "fresh" in names:
+            sent.clear()
+        out: dict[str, str] = {}
+        for name in PANELS:
+            if name not in wanted:
+                continue
+            if name == "state":
+                shown = json_block(await self.controller.state(tab), "No session: press Reset.")
+            elif name == "raw":
+                shown = json_block(tab.episode.last_response, "Nothing yet.")
+            elif name == "code":
+                shown = self._code(tab, request)
+            else:  # the reward panel's own calls redraw it too: never left out as unchanged
+                out[name] = self.rewards.html(tab)
+                continue
+            if sent.get(name) != shown:
+                out[name] = sent[name] = shown
+        return out
+
+    def _code(self, tab: WebTab, request: Any) -> str:
         code = python_snippet(
             self.names,
             self.ctx.web.get("client_url") or _server_url(request, self.path),
@@ -289,15 +455,13 @@ class _Page:
             tab.episode.reset_kwargs,
             needs_token=self.ctx.token is not None,
         )
-        return (
-            json_block(state, "No session: press Reset."),
-            json_block(tab.episode.last_response, "Nothing yet."),
-            code_block(code, "python"),
-            self.rewards.html(tab),
-        )
+        return code_block(code, "python")
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+PANELS = ("state", "raw", "code", "rewards")
 
 
 def _seed(value: Any) -> int:
@@ -320,27 +484,129 @@ def _first_legal(tab: WebTab) -> dict[str, Any] | None:
     return tab.shows.legal[0].fields()
 
 
-def _server_url(request: gr.Request, path: str) -> str:
-    """This server's URL as the visitor reaches it (proxy headers included), without ``/web``."""
-    root = route_utils.get_root_url(
-        request=request.request, route_path="/gradio_api/queue/join", root_path=None
-    )
+def _server_url(request: Any, path: str) -> str:
+    """This server's URL as the visitor reaches it (proxy headers included), without ``/web``;
+    ``request``: a stage call's (Starlette) or a Gradio event's."""
+    raw = getattr(request, "request", None) or request
+    root = route_utils.get_root_url(request=raw, route_path="/stage/panels", root_path=None)
     root = root.rstrip("/")
     return root[: -len(path)] if root.endswith(path) else root
 
 
 def header_html(ctx: ServerContext) -> str:
-    """The page header: emoji, title, version, description and tags."""
+    """The page header: emoji, title, version, the env's how-to-play (its description when it
+    declares none), its legend, and the tags."""
     m = ctx.manifest
     tags = "".join(f'<span class="oe-tag">{html.escape(str(t))}</span>' for t in m.tags)
+    shipped = verdict_for_class(ctx.env_cls)
+    if shipped is not None:
+        tags = (
+            f'<span class="oe-tag oe-verdict oe-verdict-{shipped.verdict}" '
+            f'title="{html.escape(shipped.title)}">{html.escape(shipped.label)}</span>' + tags
+        )
     version = f" <small>v{html.escape(m.version)}</small>" if m.version else ""
+    how = str(getattr(ctx.env_cls, "how_to_play", "") or "")
+    line = (
+        f'<p class="oe-howto" title="{html.escape(m.description)}">{html.escape(how)}</p>'
+        if how
+        else f"<p>{html.escape(m.description)}</p>"
+    )
     return (
         f'<div class="oe-header"><span class="oe-emoji">{html.escape(m.emoji)}</span><div>'
-        f"<h1>{html.escape(m.display_title)}{version}</h1><p>{html.escape(m.description)}</p></div>"
+        f"<h1>{html.escape(m.display_title)}{version}</h1>{line}"
+        f"{legend_html(getattr(ctx.env_cls, 'legend', None))}</div>"
         f'<div class="oe-tags">{tags}<a class="oe-tag oe-watch-link" href="watch" '
         'title="Every live session of this server (web tabs, notebooks, trainers), to watch">'
         "👁 live sessions</a></div></div>"
     )
+
+
+MAX_CAPTION_CHARS = 200
+TWO_PLAYER_TAGS = {"two-player", "multi-agent", "multiplayer", "multi-player"}
+
+
+GENERIC_SIDES = ("the first to move", "the second")
+
+
+def _side_choices(sides: tuple[str, str]) -> list[tuple[str, str]]:
+    return [("the side to move", "either"), (sides[0], "first"), (sides[1], "second")]
+
+
+def two_player_sides(ctx: ServerContext) -> tuple[str, str] | None:
+    """The names of a two-player game's sides for "you play" (the env's ``sides``, e.g.
+    ``("X", "O")``, else first and second), or ``None`` for a game of one player.
+
+    An env that plays several games (its reset options pick one) also names them per game with
+    a class method ``sides_for(options) -> (first, second) | None``; the page relabels "you
+    play" (or hides it, for a game of one player) on each Reset, and ``sides`` names the
+    default game's."""
+    declared = getattr(ctx.env_cls, "sides", None)
+    per_game = getattr(ctx.env_cls, "sides_for", None)
+    if callable(per_game):  # the default game's (reset options left as they are)
+        try:
+            declared = per_game({})
+        except Exception:  # the env could not name them: its sides attribute, if any
+            pass
+        if not (isinstance(declared, list | tuple) and len(declared) == 2):
+            return None
+    if isinstance(declared, list | tuple) and len(declared) == 2:
+        return str(declared[0])[:40], str(declared[1])[:40]
+    if TWO_PLAYER_TAGS & {str(t).lower() for t in ctx.manifest.tags}:
+        return GENERIC_SIDES
+    return None
+
+
+def present_html(ctx: ServerContext, player: str, name: str) -> str:
+    """Presentation mode's bar: the env's name, a one-line caption of what it is about (its
+    description, else its how-to-play; the view draws its own legend), who plays (``player``:
+    ``agent``, ``solver`` or ``random``, shown as ``name``: ``Page.present_player``), the speed
+    and the episode (filled in by ``assets/page.js``), and Pause, Full screen and Exit."""
+    m = ctx.manifest
+    how = str(getattr(ctx.env_cls, "how_to_play", "") or "")
+    caption = _one_line(m.description or how or m.display_title)
+    icon = {"agent": "🤖", "solver": "🧭"}.get(player, "🎲")
+    return (
+        f'<div class="oe-present-bar" data-player="{html.escape(player)}" data-episodes="0" '
+        'role="region" aria-label="presentation">'
+        f'<span class="oe-present-emoji" aria-hidden="true">{html.escape(m.emoji)}</span>'
+        f'<div class="oe-present-text"><h2>{html.escape(m.display_title)}</h2>'
+        f'<p class="oe-present-caption" title="{html.escape(how)}">{html.escape(caption)}</p>'
+        '<div class="oe-present-meta">'
+        f'<span class="oe-present-player" title="who plays">{icon} {html.escape(name)}</span>'
+        '<span class="oe-present-speed" title="steps a second (&amp;speed= in the address)">'
+        "</span>"
+        '<span class="oe-present-ep">Episode <b class="oe-present-episode">1</b></span>'
+        '<span class="oe-present-note" role="status"></span></div></div>'
+        '<div class="oe-present-buttons">'
+        '<button type="button" class="oe-present-pause" aria-pressed="false">❚❚ Pause</button>'
+        '<button type="button" class="oe-present-full">Full screen</button>'
+        '<button type="button" class="oe-present-exit" title="back to the playground (Esc)">'
+        "✕ Exit</button></div></div>"
+    )
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= MAX_CAPTION_CHARS else line[: MAX_CAPTION_CHARS - 1] + "…"
+
+
+_COLOUR = re.compile(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?")
+
+
+def legend_html(legend: Any) -> str:
+    """An env's legend: a colour swatch for a ``#rrggbb`` key, else the glyph itself."""
+    if not isinstance(legend, dict) or not legend:
+        return ""
+    items = []
+    for key, meaning in list(legend.items())[:12]:
+        key = str(key)
+        mark = (
+            f'<i class="oe-swatch" style="background:{key}"></i>'
+            if _COLOUR.fullmatch(key)
+            else f"<b>{html.escape(key[:8])}</b>"
+        )
+        items.append(f'<span class="oe-legend-item">{mark} {html.escape(str(meaning)[:80])}</span>')
+    return f'<div class="oe-legend oe-head-legend" aria-label="legend">{"".join(items)}</div>'
 
 
 def _readme_component(markdown: str) -> gr.components.Component:

@@ -5,7 +5,9 @@
 - ``GET {path}/export/{key}/episode.jsonl``, ``.../episode.gif`` and ``.../episode.mp4``: the
   episode of one tab (the tab's export key, read-only: it cannot act on the tab; the page
   links to them; MP4 where PyAV is installed), videos at the env's ``render_fps``, one export
-  per tab and a few per server at a time (:mod:`openenv.web.episode.jobs`; 429 beyond);
+  per tab and per client and a few per server at a time (:mod:`openenv.web.episode.jobs`;
+  429 beyond), and each client at most ``$OPENENV_EXPORTS_PER_MIN`` (20, in bursts of 10)
+  downloads and share links a minute (429 and ``Retry-After`` beyond);
   ``.../progress``: how far the tab's video is (the page's progress bar); ``.../share``: the
   episode as a link's token (:mod:`openenv.web.episode.share`) and whether it fits a URL.
 - ``GET {path}/assets/<file>`` for each file of the env package's ``assets/`` folder, so the
@@ -26,16 +28,21 @@ from typing import Any
 
 import gradio as gr
 import numpy as np
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from PIL import Image
 
+from openenv.server.clients import RateLimit, env_number
 from openenv.web.episode.export import episode_gif, episode_jsonl
 from openenv.web.episode.jobs import RETRY_AFTER_S, Busy, Encoder
 from openenv.web.episode.share import MAX_LINK_CHARS, episode_token
 from openenv.web.episode.video import Progress, VideoUnavailable, env_fps, episode_mp4
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.tabs import WebTab
+
+EXPORTS_VAR = "OPENENV_EXPORTS_PER_MIN"
+EXPORTS_PER_MIN = 20.0  # downloads and share links one client address may ask for a minute
+EXPORTS_BURST = 10
 
 
 def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
@@ -54,22 +61,33 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
             "by_kind": kinds,
         }
 
-    def export_tab(tab: str) -> WebTab:
+    exports = RateLimit(env_number(EXPORTS_VAR, EXPORTS_PER_MIN), EXPORTS_BURST)
+
+    def export_tab(tab: str, request: Request | None = None) -> WebTab:
+        """The tab an export link names; 429 when its client asks for exports too often."""
+        client = controller.owner_of(request) if request is not None else None
+        if not exports.allow(client):
+            wait = exports.retry_after_s(client)
+            raise HTTPException(
+                429,
+                "too many exports from your address: try again in a few seconds",
+                headers={"Retry-After": str(wait)},
+            )
         found = controller.tabs.by_export_key(tab)
         if found is None or not found.authorized:
             raise HTTPException(404, "unknown or closed playground tab: reload the page")
         return found
 
-    async def jsonl(tab: str) -> PlainTextResponse:
-        body = episode_jsonl(export_tab(tab).episode.steps)
+    async def jsonl(tab: str, request: Request) -> PlainTextResponse:
+        body = episode_jsonl(export_tab(tab, request).episode.steps)
         return PlainTextResponse(
             body, media_type="application/x-ndjson", headers=_attachment(f"{name}-episode.jsonl")
         )
 
     encoder = Encoder()
 
-    async def video(tab: str, kind: str) -> Response:
-        found = export_tab(tab)
+    async def video(tab: str, kind: str, request: Request) -> Response:
+        found = export_tab(tab, request)
         frames = [p.to_png() for p in found.episode.frames if p.animates]
         pngs = [f for f in frames if f]
         fps = env_fps(found.session.env if found.session else controller.ctx.env_cls)
@@ -81,7 +99,7 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
             return episode_mp4(pixels, fps, progress)
 
         try:  # encoding takes a while for long episodes: never on the event loop
-            data = await encoder.run(tab, encode)
+            data = await encoder.run(tab, encode, controller.owner_of(request))
         except VideoUnavailable as exc:
             raise HTTPException(501, str(exc)) from None
         except Busy as exc:
@@ -93,14 +111,14 @@ def add_routes(app: FastAPI, controller: Controller, path: str) -> None:
         media = "image/gif" if kind == "gif" else "video/mp4"
         return Response(data, media_type=media, headers=_attachment(f"{name}-episode.{kind}"))
 
-    async def gif(tab: str) -> Response:
-        return await video(tab, "gif")
+    async def gif(tab: str, request: Request) -> Response:
+        return await video(tab, "gif", request)
 
-    async def mp4(tab: str) -> Response:
-        return await video(tab, "mp4")
+    async def mp4(tab: str, request: Request) -> Response:
+        return await video(tab, "mp4", request)
 
-    async def share(tab: str) -> dict[str, Any]:
-        episode = export_tab(tab).episode
+    async def share(tab: str, request: Request) -> dict[str, Any]:
+        episode = export_tab(tab, request).episode
         reset = episode.replayable_reset
         if reset is None:
             raise HTTPException(409, "this episode's seed is unknown: it cannot be replayed")

@@ -3,15 +3,20 @@ alike: a notebook's or trainer's /ws sessions too) and ``{path}/watch/{id}`` fol
 read-only, as it steps: its view as the playground draws it, its counters and its reward chart.
 
 - ``GET {path}/watch`` and ``{path}/watch/{id}``: the two pages (no data in them: they fetch).
-- ``GET {path}/watch/sessions``: ``[{"id", "kind", "episode", "steps", "last_reward",
-  "total", "done", "age_s"}]``, newest first.
+- ``GET {path}/watch/sessions``: ``[{"id", "watch", "kind", "episode", "steps",
+  "last_reward", "total", "done", "age_s"}]``, newest first (``id``: the public id; ``watch``:
+  the session's read-only watch reference, for a link to hand to someone else).
 - ``GET {path}/watch/{id}/view?seen=V``: ``{"version", "episode", "steps", "total",
   "last_reward", "done", "html", "chart"}``; ``{"version"}`` alone while nothing changed since
   version ``V``.
 
-Who may watch: with an API token set (``OPENENV_API_TOKEN``), holders of it
-(``Authorization: Bearer``, which the pages send once it is typed in); without one, loopback
-clients only, so that visitors of a public server never see each other's episodes.
+Who may watch: the list and any session by its public id, the operator: with an API token set
+(``OPENENV_API_TOKEN``), holders of it (``Authorization: Bearer``, which the pages send once
+it is typed in); without one, loopback clients only (pages of this server: the origin checks
+of :mod:`openenv.server.origin` refuse others), so that visitors of a public server never see
+each other's episodes. Anyone else watches one session with its watch link,
+``{path}/watch/<public id>.<watch key>`` (:attr:`~openenv.server.sessions.Session.watch_ref`):
+a read-only capability, which attaches to nothing and acts on nothing.
 
 What it costs the watched session: its counters are kept in its own call path anyway
 (:class:`~openenv.server.sessions.Progress`, O(1) per step); its view is drawn at most once per
@@ -31,6 +36,7 @@ from fastapi.responses import HTMLResponse
 from openenv.core.errors import OpenEnvError, SessionNotFound, Unauthorized
 from openenv.server.auth import check_bearer
 from openenv.server.clients import client_address, quota_owner
+from openenv.server.headers import content_security_policy
 from openenv.server.sessions import Session
 from openenv.web.drawing import picture
 from openenv.web.rewards.sparkline import reward_chart_svg
@@ -48,23 +54,35 @@ class Watching:
         self.controller = controller
         self._drawn: dict[str, tuple[int, float, str]] = {}
 
-    def allow(self, request: Request) -> None:
-        """Raise 401/403 unless this request may watch (see the module docstring)."""
+    def operator(self, request: Request) -> bool:
+        """True when this request may watch every session: a holder of the API token, or,
+        on a server without one, a loopback client (a page of this server's: the origin
+        checks refuse any other page). 401 when a token was sent and is wrong."""
         ctx = self.controller.ctx
         if ctx.token is not None:
+            if request.headers.get("authorization") is None:
+                return False
             try:
                 check_bearer(ctx.token, request.headers.get("authorization"))
             except Unauthorized as exc:
                 raise HTTPException(401, exc.message) from None
-            return
+            return True
         host = request.client.host if request.client else None
         address = client_address(host, request.scope.get("headers") or (), ctx.proxies)
-        if quota_owner(address) is not None:
-            raise HTTPException(
-                403,
-                "watching sessions is open to loopback clients only while this server has no "
-                "API token: set OPENENV_API_TOKEN to watch from elsewhere",
-            )
+        return quota_owner(address) is None
+
+    def allow(self, request: Request) -> None:
+        """Raise 401/403 unless this request may list and watch every session."""
+        if self.operator(request):
+            return
+        if self.controller.ctx.token is not None:
+            raise HTTPException(401, "watching sessions needs the server's API token")
+        raise HTTPException(
+            403,
+            "watching sessions is open to loopback clients only while this server has no "
+            "API token: set OPENENV_API_TOKEN to watch from elsewhere, or open a session's "
+            "own watch link",
+        )
 
     def sessions(self) -> list[dict[str, Any]]:
         now = time.monotonic()
@@ -72,7 +90,8 @@ class Watching:
         live.sort(key=lambda s: s.created_at, reverse=True)
         return [
             {
-                "id": s.id,
+                "id": s.public_id,
+                "watch": s.watch_ref,  # a read-only link to hand to someone else
                 "kind": s.kind,
                 "episode": s.progress.episode,
                 "steps": s.progress.steps,
@@ -84,8 +103,10 @@ class Watching:
             for s in live
         ]
 
-    async def view(self, session_id: str, seen: int) -> dict[str, Any]:
-        session = self._session(session_id)
+    async def view(self, ref: str, seen: int, *, operator: bool) -> dict[str, Any]:
+        """What the watch page of ``ref`` shows (see :meth:`_session` for who may ask)."""
+        session = self._session(ref, operator)
+        session_id = session.id
         progress = session.progress
         if progress.version == seen:
             return {"version": seen}
@@ -113,12 +134,14 @@ class Watching:
         except OpenEnvError as exc:
             return f'<div class="oe-empty">{html.escape(exc.message)}</div>'
 
-    def _session(self, session_id: str) -> Session:
+    def _session(self, ref: str, operator: bool) -> Session:
+        """The session ``ref`` names: any by its public id for an ``operator``, otherwise
+        only by its read-only watch link (:attr:`~openenv.server.sessions.Session.watch_ref`)
+        or its owner's handle."""
         try:
-            session = self.controller.manager.get(session_id)
+            return self.controller.manager.watched(ref, operator=operator)
         except SessionNotFound:
             raise HTTPException(404, "no such live session: it may have closed") from None
-        return session
 
     def _forget_closed(self) -> None:
         live = {s.id for s in self.controller.manager.sessions()}
@@ -149,12 +172,19 @@ def add_watch_routes(app: FastAPI, controller: Controller, path: str) -> None:
 
     async def watch_page(session_id: str) -> HTMLResponse:
         body = WATCH_BODY.replace("{id}", html.escape(session_id))
-        title = f"Watching {html.escape(session_id)} · {name}"
-        return HTMLResponse(_page(title, body, protected))
+        title = f"Watching {html.escape(session_id.partition('.')[0])} · {name}"
+        # A watch link is a read-only capability: any page may frame it (a notebook's
+        # env.playground() shows it inline, from the notebook server's origin).
+        framed = (
+            {"content-security-policy": content_security_policy("*")} if "." in session_id else {}
+        )
+        return HTMLResponse(_page(title, body, protected), headers=framed)
 
     async def view(session_id: str, request: Request, seen: int = -1) -> dict[str, Any]:
-        watching.allow(request)
-        return await watching.view(session_id, seen)
+        operator = watching.operator(request)
+        if not operator and "." not in session_id:
+            watching.allow(request)  # a bare id: the operator's; say what is missing
+        return await watching.view(session_id, seen, operator=operator)
 
     for route, endpoint in (
         ("/watch", list_page),

@@ -1,7 +1,9 @@
 """The one form builder: a Gradio component for a :class:`~openenv.web.forms.FieldSpec`, the
 same for the action form, the reset options and every tool's arguments.
 
-A few choices are radio buttons (all visible), more a drop-down; a yes/no a checkbox; a number
+A few choices are radio buttons (all visible), more a drop-down, an optional one with no default
+led by "(none)", which clears it (:attr:`~openenv.web.forms.FieldSpec.clearable`); a yes/no a
+checkbox; a number
 with a default a number box, one without a text box that stays blank (blank: left out, so an
 optional number keeps the environment's default and a required one is asked for); text a text
 box (several lines for ``format: textarea``), or an open drop-down of the values the schema
@@ -30,7 +32,7 @@ def widget(spec: FieldSpec, elem_id: str) -> gr.components.Component:
         "elem_id": elem_id,
     }
     if spec.kind == "enum":
-        choices = [str(c) for c in spec.choices]
+        choices = spec.offered()
         if len(choices) <= MAX_RADIO_CHOICES:
             return gr.Radio(choices=choices, **common)
         return gr.Dropdown(choices=choices, **common)
@@ -43,7 +45,7 @@ def widget(spec: FieldSpec, elem_id: str) -> gr.components.Component:
         return gr.Number(precision=0 if spec.kind == "int" else None, **common)
     if spec.kind == "string" and spec.suggestions:
         # Known values to pick from (type to filter), and any other value may be typed.
-        return gr.Dropdown(choices=list(spec.suggestions), allow_custom_value=True, **common)
+        return gr.Dropdown(choices=spec.offered(), allow_custom_value=True, **common)
     if spec.kind == "string":
         return gr.Textbox(lines=4 if spec.multiline else 1, **common)
     example = json.dumps(spec.example) if spec.example is not None else None

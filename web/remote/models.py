@@ -4,9 +4,11 @@ The playground's forms, its stage's typed action and its first check of an actio
 pydantic model, so the remote's action schema becomes one: each property a field of the type
 its schema names (an enum or ``const`` a ``Literal``, ``null`` in ``anyOf`` an optional, arrays
 and objects JSON), required where the schema says, with its default and description. The
-model's ``model_json_schema()`` is the remote's own schema, word for word, so the form shows
-what the remote documents; the remote still validates every action itself (it is the
-authority, we are a front door). Observations and states keep every field the remote sends.
+model's ``model_json_schema()`` is the remote's own schema, word for word but for
+``format: textarea`` on code and text fields (:func:`~openenv.web.remote.rules.editor_hints`),
+so the form shows what the remote documents; the remote still validates every action itself
+(it is the authority, we are a front door). Observations and states keep every field the
+remote sends.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, ClassVar, Literal, Optional
 from pydantic import ConfigDict, Field, create_model
 
 from openenv.core.types import Action, Observation, State
+from openenv.web.remote.rules import editor_hints
 
 PLUMBING = ("metadata",)  # fields every wire class has already
 
@@ -65,7 +68,7 @@ def action_model(schema: dict[str, Any], name: str = "RemoteAction") -> type[Rem
                 Field(default=prop.get("default"), description=description),
             )
     model = create_model(_class_name(name), __base__=RemoteAction, **fields)
-    model.remote_schema = schema
+    model.remote_schema = editor_hints(schema)  # code and prose get a multi-line editor
     return model
 
 

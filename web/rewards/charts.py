@@ -10,9 +10,10 @@ from itertools import accumulate
 from typing import Any
 
 from openenv.web.rewards.components import colours, component_names, step_components
+from openenv.web.rewards.sparkline import Bucket, envelope
 
 WIDTH, HEIGHT, PAD, LEGEND, LEFT, ROW = 480, 170, 10, 22, 40, 14
-MAX_BARS = 240
+MAX_BARS = 600  # every step drawn up to here; beyond, min/max buckets (see stacked_chart_svg)
 OTHER = "reward without components"
 OTHER_COLOUR = "#9CA3AF"
 RUN_COLOURS = ("#7C3AED", "#0F766E")
@@ -52,53 +53,92 @@ def _contributions(steps: Sequence[dict[str, Any]]) -> tuple[list[str], list[dic
 
 def stacked_chart_svg(steps: Sequence[dict[str, Any]], selected: int | None = None) -> str:
     """Per step, positive contributions stacked up from zero and negative ones down; the
-    reward (their sum) as a line. Each step is a click target carrying ``data-step``."""
+    reward (their sum) as a line. Each step is a click target carrying ``data-step``.
+
+    Up to :data:`MAX_BARS` steps every step is drawn. A longer episode is downsampled into
+    buckets of consecutive steps, never averaged: each bucket shows the range of its rewards
+    (a grey bar from the lowest to the highest) and, in colour, the parts of its step of
+    largest reward in magnitude; the line becomes two, the highest and the lowest reward."""
     if not steps:
         return _empty("reward components (no steps yet)")
     names, rows = contributions(steps)
     colour_of = {**colours([n for n in names if n != OTHER]), OTHER: OTHER_COLOUR}
     totals = [float(s.get("reward") or 0.0) for s in steps]
-    bucket = -(-len(rows) // MAX_BARS)
-    rows, totals = _bucketed(rows, bucket), _bucketed_totals(totals, bucket)
-    low, high = _extent(rows, totals)
+    buckets = envelope(totals, MAX_BARS)
+    size = buckets[0].last - buckets[0].first + 1
+    shown = [rows[_extreme(totals, b)] for b in buckets]
+    low, high = _extent(shown, [t for b in buckets for t in (b.low, b.high)])
     plot = HEIGHT - LEGEND - 2 * PAD
 
     def y(value: float) -> float:
         return PAD + (high - value) / (high - low) * plot
 
-    slot = (WIDTH - LEFT - PAD) / len(rows)
+    slot = (WIDTH - LEFT - PAD) / len(buckets)
     bars = "".join(
-        _stack(i, row, slot, y, names, colour_of, bucket, selected) for i, row in enumerate(rows)
+        _stack(i, b, shown[i], slot, y, names, colour_of, selected) for i, b in enumerate(buckets)
     )
-    line = " ".join(f"{LEFT + (i + 0.5) * slot:.1f},{y(t):.1f}" for i, t in enumerate(totals))
-    legend, rows = _legend(names, colour_of)
+    line = _line([b.high for b in buckets], slot, y)
+    if size > 1:
+        line += _line([b.low for b in buckets], slot, y)
+    legend, legend_rows = _legend(names, colour_of)
     label = f"reward components over {len(steps)} steps" + (
-        f" (each bar: mean of {bucket} steps)" if bucket > 1 else ""
+        f" (downsampled: each bar spans the lowest to highest reward of {size} steps, "
+        "coloured by the parts of its largest)"
+        if size > 1
+        else ""
     )
     return (
-        f'<svg class="oe-stacked" viewBox="0 0 {WIDTH} {HEIGHT + (rows - 1) * ROW}" role="img" '
-        f'aria-label="{html.escape(label)}" data-steps="{len(steps)}">'
-        f"<title>{html.escape(label)}</title>"
+        f'<svg class="oe-stacked" viewBox="0 0 {WIDTH} {HEIGHT + (legend_rows - 1) * ROW}" '
+        f'role="img" aria-label="{html.escape(label)}" data-steps="{len(steps)}" '
+        f'data-bucket="{size}"><title>{html.escape(label)}</title>'
         f'<line x1="{LEFT}" x2="{WIDTH - PAD}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#94A3B8" '
-        f'stroke-width="0.6"/>{_axis(low, high, y)}{bars}<polyline class="oe-total-line" '
-        f'fill="none" stroke="#111827" stroke-width="1.4" points="{line}"/>'
-        f"{legend}</svg>"
+        f'stroke-width="0.6"/>{_axis(low, high, y)}{bars}{line}{legend}{_note(size)}</svg>'
+    )
+
+
+def _extreme(totals: list[float], bucket: Bucket) -> int:
+    """The step of ``bucket`` whose reward is largest in magnitude (the first of equals)."""
+    return max(range(bucket.first, bucket.last + 1), key=lambda i: abs(totals[i]))
+
+
+def _line(values: list[float], slot: float, y) -> str:
+    points = " ".join(f"{LEFT + (i + 0.5) * slot:.1f},{y(v):.1f}" for i, v in enumerate(values))
+    return (
+        '<polyline class="oe-total-line" fill="none" stroke="#111827" stroke-width="1.4" '
+        f'points="{points}"/>'
+    )
+
+
+def _note(size: int) -> str:
+    if size == 1:
+        return ""
+    said = f"downsampled: min–max of each {size} steps"
+    return (
+        f'<text class="oe-chart-note" x="{WIDTH - PAD}" y="{PAD + 2}" text-anchor="end" '
+        f'font-size="9" fill="#64748B">{html.escape(said)}</text>'
     )
 
 
 def _stack(
     i: int,
+    bucket: Bucket,
     row: dict[str, float],
     slot: float,
     y,
     names: list[str],
     colour_of: dict[str, str],
-    bucket: int,
     selected: int | None,
 ) -> str:
     x, width = LEFT + i * slot + slot * 0.12, max(slot * 0.76, 0.6)
-    up = down = 0.0
     rects = []
+    first, last = bucket.first, bucket.last
+    if last > first:  # the range of the bucket's rewards, behind its largest step's parts
+        top, bottom = sorted((y(max(bucket.high, 0.0)), y(min(bucket.low, 0.0))))
+        rects.append(
+            f'<rect class="oe-range" x="{x:.1f}" y="{top:.2f}" width="{width:.2f}" '
+            f'height="{max(bottom - top, 0.4):.2f}" fill="#CBD5E1"/>'
+        )
+    up = down = 0.0
     for name in names:
         value = row.get(name, 0.0)
         if value == 0:
@@ -111,10 +151,13 @@ def _stack(
             f'data-component="{html.escape(name)}"/>'
         )
         up, down = (up + value, down) if value > 0 else (up, down + value)
-    first = i * bucket
     tip = "; ".join(f"{n} {v:+.4g}" for n, v in row.items() if v) or "no reward"
-    step_label = f"step {first + 1}" if bucket == 1 else f"steps {first + 1}–{first + bucket}"
-    picked = selected is not None and first <= selected < first + bucket
+    if last > first:
+        step_label = f"steps {first + 1}–{last + 1}"
+        tip = f"reward from {bucket.low:+.4g} to {bucket.high:+.4g}; the largest: {tip}"
+    else:
+        step_label = f"step {first + 1}"
+    picked = selected is not None and first <= selected <= last
     hit = (
         f'<rect class="oe-hit{" oe-picked" if picked else ""}" x="{LEFT + i * slot:.1f}" '
         f'y="{PAD}" width="{slot:.2f}" height="{HEIGHT - LEGEND - 2 * PAD}" '
@@ -124,26 +167,6 @@ def _stack(
         f'<g class="oe-bar" data-step="{first}"><title>{html.escape(step_label)}: '
         f"{html.escape(tip)}</title>{hit}{''.join(rects)}</g>"
     )
-
-
-def _bucketed(rows: list[dict[str, float]], size: int) -> list[dict[str, float]]:
-    if size == 1:
-        return rows
-    out = []
-    for start in range(0, len(rows), size):
-        chunk = rows[start : start + size]
-        merged: dict[str, float] = {}
-        for row in chunk:
-            for name, value in row.items():
-                merged[name] = merged.get(name, 0.0) + value / len(chunk)
-        out.append(merged)
-    return out
-
-
-def _bucketed_totals(totals: list[float], size: int) -> list[float]:
-    return [
-        sum(totals[i : i + size]) / len(totals[i : i + size]) for i in range(0, len(totals), size)
-    ]
 
 
 def _extent(rows: list[dict[str, float]], totals: list[float]) -> tuple[float, float]:

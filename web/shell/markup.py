@@ -45,13 +45,13 @@ def shell_html(ctx: ServerContext) -> str:
     return (
         f'<div id="{SHELL_ID}"><style>{asset("playground.css")}{css}{forced_dark_rule(css)}</style>'
         f'<div class="oe-shell-wrap"><div class="oe-shell-head">{header_html(ctx)}</div>'
-        '<div class="oe-shell-row"><div class="oe-shell-controls">'
-        '<p class="oe-panel-title">Episode</p>'
-        '<div class="oe-shell-seed" aria-hidden="true">seed<span></span></div>'
+        '<div class="oe-shell-row"><div class="oe-shell-stage-col"><div class="oe-shell-bar">'
         f'<button type="button" class="oe-shell-reset"{" disabled" if locked else ""}>'
         "↺ Reset</button>"
         f'<div class="oe-shell-msg" role="status">{note}</div></div>'
-        f'<div class="oe-shell-stage">{stage_html(empty)}</div></div></div>'
+        f'<div class="oe-shell-stage">{stage_html(empty)}</div></div>'
+        '<div class="oe-shell-controls" aria-hidden="true"><div class="oe-shell-fold">'
+        "Reset options</div></div></div></div>"
         f"<script>{{{asset('stage.js')}{asset('shell.js')}}}</script></div>"  # block-scoped
     )
 

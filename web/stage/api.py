@@ -12,10 +12,31 @@ script (``assets/stage.js``), for the fast shell and the Gradio page alike.
 - ``POST {path}/stage/autoplay`` ``{"tab", "values"?}``: one random step (or the held sliders'
   values); answers only the view and the counters (``quick``) while the episode goes on.
   ``{"tab", "agent": true}``: one step chosen by the server's agent (:mod:`openenv.web.agents`);
-  ``act`` with ``"reply": true`` lets the agent answer the visitor's move (two-player games).
+  ``act`` with ``"reply": true`` lets the agent answer the visitor's move (two-player games),
+  only on the other side's turn (``"side"``: the visitor's, as the observation names turns,
+  or ``"first"`` / ``"second"``: the side that moved first in this episode, or the other one;
+  :func:`agents_turn`, :func:`~openenv.web.agents.answer_wanted`).
+  ``{"tab", "agent": true, "side"}``: the agent moves only if it is the other side's turn
+  (the visitor chose to play second: the agent opens).
+  ``{"tab", "solver": true}``: one step chosen by the env's own solver, the oracle its
+  validation plays (presentation mode when no agent is set up; a random step when it has none).
+  ``{"tab", "replay": token}``: the next step of a shared episode (presentation mode of a link:
+  its reset first, then each action; over, it starts again).
+  ``{"tab", "index"}``: press that button and answer like autoplay (real-time play: held keys
+  step at the env's frame rate).
 - ``POST {path}/stage/redraw`` ``{"tab"}``: the stage as it stands.
 - ``POST {path}/stage/replay`` ``{"tab", "episode": token}``: reset and replay the episode of
   a shared link (:mod:`openenv.web.episode.share`); the visitor goes on from there.
+- ``POST {path}/stage/demo`` ``{"tab", "keep": bool}`` or ``{"tab", "mark": note}``: leave the
+  episode out of the server's demonstrations (or keep it again), or mark it with a note (when
+  the operator keeps demonstrations: :mod:`openenv.web.stage.demos`).
+- ``POST {path}/stage/panels`` ``{"tab", "panels": [...]}``: the Gradio page's side panels
+  in view (``state``, ``raw``, ``code``, ``rewards``) as HTML, ``{"ok", "panels": {name:
+  html}}``, a panel unchanged since this tab's last answer left out: the page refreshes them
+  after a stage answer without a Gradio event (one plain call, no queue).
+  A stage call (act, autoplay, redraw, demo, replay) may name the same panels (``"panels":
+  [...]``): its answer then carries them (``"panels": {name: html}``) with the stage they
+  follow, so a click is one round trip; quick autoplay answers carry none.
 - ``POST {path}/stage/close`` ``{"tab"}``: the browser tab went away before Gradio adopted it
   (``navigator.sendBeacon``); frees the session.
 
@@ -33,6 +54,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
 from openenv.core.serialization import load_untrusted
+from openenv.web.agents import answer_wanted, side_of, turn_of
 from openenv.web.stage import messages
 from openenv.web.stage.controller import Controller
 from openenv.web.stage.html import quick_update
@@ -40,6 +62,7 @@ from openenv.web.stage.tabs import WebTab
 
 Answer = dict[str, Any]
 MAX_BODY_BYTES = 256 * 1024  # a typed action, slider values: a stage call is small
+MAX_PANELS = 8  # a panels call names a few panels
 
 
 def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
@@ -59,14 +82,31 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
         return answer(controller, tab, await controller.reset(tab, {}))
 
     async def act(tab: WebTab, data: dict[str, Any]) -> Answer:
+        mover = turn_of(tab.episode.observation)  # the visitor's side, unless they chose one
+        side = data.get("side")
         ok = await controller.press(tab, data)
-        if ok and data.get("reply") is True and not tab.done:  # the agent answers the move
+        reply = ok and data.get("reply") is True and not tab.done  # the agent answers
+        if side in SEATS:
+            reply = reply and agents_turn(tab, side)
+        else:
+            reply = reply and answer_wanted(tab.episode.observation, mover, side)
+        if reply:
             ok = await controller.agent_step(tab)
         return answer(controller, tab, ok)
 
     async def autoplay(tab: WebTab, data: dict[str, Any]) -> Answer:
+        if data.get("agent") is True and "side" in data:  # the agent opens, on its turn only
+            if not agents_turn(tab, data["side"]):
+                return answer(controller, tab, True)
+            return answer(controller, tab, await controller.agent_step(tab))
         if data.get("agent") is True:
             ok = await controller.agent_step(tab)
+        elif data.get("solver") is True:  # presentation mode: the env's own solver plays
+            ok = await controller.solver_step(tab)
+        elif "replay" in data:  # presentation mode of a shared link: its next step
+            ok = await controller.recording_step(tab, data["replay"])
+        elif "index" in data:  # real-time play: the held key's button (or the idle one)
+            ok = await controller.act(tab, data["index"])
         else:
             ok = await controller.random_step(tab, data.get("values"))
         if not ok or tab.done:
@@ -76,9 +116,24 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
     async def replay(tab: WebTab, data: dict[str, Any]) -> Answer:
         return answer(controller, tab, await controller.replay_link(tab, data.get("episode")))
 
+    async def demo(tab: WebTab, data: dict[str, Any]) -> Answer:
+        return answer(controller, tab, await controller.demo(tab, data))
+
     async def redraw(tab: WebTab, data: dict[str, Any]) -> Answer:
         await controller.redraw(tab)
         return answer(controller, tab, True)
+
+    async def panels(request: Request) -> Answer:
+        data = await _body(request)
+        tab = controller.tab(data.get("tab"), controller.owner_of(request))
+        if tab is None:
+            known = controller.tabs.by_key(data.get("tab")) is not None
+            return {"ok": False, "error": messages.NOT_YOURS if known else messages.GONE}
+        names = data.get("panels")
+        if controller.panels is None or not isinstance(names, list):
+            raise HTTPException(400, 'send {"tab": "<key>", "panels": ["rewards", ...]}')
+        names = [str(name) for name in names[:MAX_PANELS]]
+        return {"ok": True, "panels": await controller.panels(tab, names, request)}
 
     async def close(request: Request) -> Response:
         tab = controller.tab((await _body(request)).get("tab"), controller.owner_of(request))
@@ -92,13 +147,33 @@ def add_stage_routes(app: FastAPI, controller: Controller, path: str) -> None:
         "act": _on_tab(controller, act),
         "autoplay": _on_tab(controller, autoplay),
         "redraw": _on_tab(controller, redraw),
+        "demo": _on_tab(controller, demo),
         "replay": _on_tab(controller, replay),
+        "panels": panels,
         "close": close,
     }
     for name, endpoint in routes.items():
         app.add_api_route(
             f"{path}/stage/{name}", endpoint, methods=["POST"], include_in_schema=False
         )
+
+
+SEATS = ("first", "second")  # "you play": the side that moves first in the episode, or not
+
+
+def agents_turn(tab: WebTab, side: Any) -> bool:
+    """Whether the agent is to move when the visitor plays ``side``: ``"first"`` or
+    ``"second"`` (the side whose turn the episode began with, or the other one), or a turn
+    value as the observation names it (:func:`~openenv.web.agents.side_of`). Never when the
+    game is over or its observation names no turn."""
+    turn = turn_of(tab.episode.observation)
+    if tab.done or turn is None:
+        return False
+    if side in SEATS:
+        first = turn_of(tab.episode.first_observation)
+        return first is not None and (turn == first) == (side == "second")
+    mine = side_of(side)
+    return mine is not None and turn != mine
 
 
 def answer(controller: Controller, tab: WebTab, ok: bool) -> Answer:
@@ -120,7 +195,13 @@ def _on_tab(
         if tab is None:
             known = controller.tabs.by_key(data.get("tab")) is not None
             return {"ok": False, "error": messages.NOT_YOURS if known else messages.GONE}
-        return await handler(tab, data)
+        out = await handler(tab, data)
+        names = data.get("panels")
+        if isinstance(names, list) and "html" in out and controller.panels is not None:
+            # The side panels in view come with the stage they follow: one round trip a click.
+            names = [str(name) for name in names[:MAX_PANELS]]
+            out["panels"] = await controller.panels(tab, names, request)
+        return out
 
     return endpoint
 

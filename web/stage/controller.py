@@ -6,10 +6,9 @@ failure becomes the tab's notice and leaves the episode as it was.
 
 from __future__ import annotations
 
-import asyncio
 import hmac
-import random
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from openenv.core.environment import overrides
@@ -26,20 +25,24 @@ from openenv.core.views import ActionChoice, Board, Frame
 from openenv.server.context import ServerContext
 from openenv.server.sessions import SessionManager
 from openenv.web import forms
-from openenv.web.agents import Agent, AgentError, agent_from_env
+from openenv.web.agents import Agent
 from openenv.web.drawing import picture, to_html
-from openenv.web.episode.share import ShareError, read_token
-from openenv.web.episode.steps import action_text, set_fields
+from openenv.web.episode.steps import label_of
 from openenv.web.stage import messages
+from openenv.web.stage.demos import DemoKeeper
 from openenv.web.stage.html import stage_html
+from openenv.web.stage.players import Players
 from openenv.web.stage.tabs import Episode, TabRegistry, WebTab
 
 SESSION_KIND = "web"
-MAX_REPLAY_STEPS = 10_000  # a shared link's or a file's actions stepped again at most
 TAB_CLOSED = "browser tab closed"
 
 
-class Controller:
+# (tab, the panels asked for, the request) -> {panel: its HTML}, the unchanged ones left out
+PanelRenderer = Callable[[WebTab, list[str], Any], Awaitable[dict[str, str]]]
+
+
+class Controller(Players):
     """Drives the sessions of the playground's tabs through the server's session manager."""
 
     def __init__(self, ctx: ServerContext) -> None:
@@ -48,14 +51,10 @@ class Controller:
         # An action typed on the stage itself (a word, a number), when the action is one.
         self.typed = forms.stage_fields(ctx.action_cls)
         self._agent: Agent | None = None
-
-    @property
-    def agent(self) -> Agent:
-        """The agent the operator configured (``OPENENV_AGENT``: :mod:`openenv.web.agents`);
-        ValueError when the settings are wrong."""
-        if self._agent is None:
-            self._agent = agent_from_env()
-        return self._agent
+        self.demos = DemoKeeper.for_server(ctx)  # None unless the operator keeps demos
+        # The Gradio page's side panels (State, Last response, Python, Rewards) for a tab, as
+        # the stage's panels route serves them: set by the page (openenv.web.page.blocks).
+        self.panels: PanelRenderer | None = None
 
     @property
     def manager(self) -> SessionManager:
@@ -63,7 +62,7 @@ class Controller:
 
     def html(self, tab: WebTab) -> str:
         """The tab's whole stage, as every front end draws it."""
-        return stage_html(tab, self.typed)
+        return stage_html(tab, self.typed, demos=self.demos is not None)
 
     # -- tabs and sessions -----------------------------------------------------------------
 
@@ -120,6 +119,8 @@ class Controller:
     async def close(self, tab: WebTab) -> None:
         """The tab went away: free its session."""
         self.tabs.remove(tab)
+        if self.demos is not None:
+            self.demos.finished(tab)
         session, tab.session = tab.session, None
         if session is not None:
             await self.manager.close(session.id, TAB_CLOSED)
@@ -159,40 +160,13 @@ class Controller:
             except OpenEnvError as exc:
                 self._refused(tab, exc, "Reset")
                 return False
+            if self.demos is not None:  # a marked episode left unfinished is kept as it is
+                self.demos.finished(tab)
             tab.episode = Episode(reset_kwargs=dict(options), seed=_seed_of(tab, options))
             await self._observe(tab, obs)
+            tab.episode.first_observation = dict(tab.episode.observation)
             self._say(tab, messages.ENDED_ON_RESET if tab.done else messages.STARTED)
             return True
-
-    async def replay_link(self, tab: WebTab, token: Any) -> bool:
-        """Replay the episode a shared link carries (:mod:`openenv.web.episode.share`)."""
-        try:
-            reset, actions = read_token(token)
-        except ShareError as exc:
-            self._say(tab, messages.bad_link(str(exc)), "error")
-            return False
-        return await self.replay(tab, reset, actions)
-
-    async def replay(
-        self, tab: WebTab, reset: dict[str, Any], actions: list[dict[str, Any]]
-    ) -> bool:
-        """Reset with ``reset`` and step ``actions`` in order (a shared link, "play from
-        here"): the episode as it was recorded, and then the visitor's to go on with. Stops at
-        the first refusal or end, saying which step and why."""
-        if len(actions) > MAX_REPLAY_STEPS:
-            self._say(tab, messages.replay_too_long(len(actions), MAX_REPLAY_STEPS), "error")
-            return False
-        if not await self.reset(tab, dict(reset)):
-            return False
-        for n, action in enumerate(actions, start=1):
-            if tab.done:
-                self._say(tab, messages.replay_ended(n - 1, len(actions)), "error")
-                return False
-            if not await self.step(tab, action):
-                self._say(tab, messages.replay_refused(n, tab.notice.text), "error")
-                return False
-        self._say(tab, messages.replayed(len(actions), tab.done))
-        return True
 
     async def step(self, tab: WebTab, action: dict[str, Any], label: str | None = None) -> bool:
         """Validate and apply one action; on any refusal the episode stays as it was.
@@ -216,21 +190,37 @@ class Controller:
             payload = typed.model_dump(mode="json")
             tab.episode.last_action = payload
             if label is None:
-                label = _label_of(payload, legal)
+                label = label_of(payload, legal)
             await self._observe(tab, obs, action=payload, drawn=drawn, label=label)
+            if self.demos is not None and tab.done:
+                self.demos.finished(tab)
             self._say(tab, messages.OVER if tab.done else "")
             return True
 
+    async def demo(self, tab: WebTab, data: dict[str, Any]) -> bool:
+        """The visitor's choice about the episode as a demonstration: ``{"keep": bool}`` (leave
+        it out, or keep it again) or ``{"mark": note}`` (flag it with a note)."""
+        if self.demos is None:
+            self._say(tab, "This server does not keep demonstrations.", "error")
+            return False
+        async with tab.lock:
+            if isinstance(data.get("keep"), bool):
+                self._say(tab, self.demos.set_keep(tab, data["keep"]), "ok")
+            elif "mark" in data:
+                self._say(tab, self.demos.mark(tab, data["mark"]), "ok")
+            else:
+                self._say(tab, 'send {"keep": true|false} or {"mark": "a note"}', "error")
+                return False
+            return True
+
     async def _step_and_draw(self, tab: WebTab, action: Any) -> tuple[Any, Any]:
-        """Step, render and list legal actions in one worker-thread hop (sync environments)."""
+        """Step, render and list legal actions in one call of a sync environment, run where the
+        server's scheduler runs every session's calls (inline when proven fast, else its worker
+        pools, with their time limit and per-client share), as a ``/ws`` step is."""
         session = _session(tab)
         if session.env is not None and overrides(type(session.env), "step_async"):
             return await self.manager.step(session, action), None
-
-        async def run(env: Any) -> tuple[Any, Any]:
-            return await asyncio.to_thread(_step_render, env, action)
-
-        obs, drawn = await self.manager.run(session, run)
+        obs, drawn = await self.manager.call(session, lambda env: _step_render(env, action))
         session.progress.step(obs)  # manager.step notes it on the other path
         return obs, drawn
 
@@ -302,36 +292,6 @@ class Controller:
             return False
         return await self.step(tab, action)
 
-    async def random_step(self, tab: WebTab, held: Any = None) -> bool:
-        """One autoplay step: random slider values when there are sliders, else a random
-        legal action; ``held`` values ("hold during autoplay") are stepped as the sliders'."""
-        if held is not None:
-            return await self.slide(tab, held)
-        shows = tab.shows
-        if shows.sliders is not None:
-            return await self.step(tab, shows.sliders.action_for(shows.sliders.sample(random)))
-        if not shows.legal:
-            self._say(tab, messages.NO_AUTOPLAY, "error")
-            return False
-        choice = random.choice(shows.legal)
-        return await self.step(tab, choice.fields(), choice.label)
-
-    async def agent_step(self, tab: WebTab) -> bool:
-        """One move chosen by the server's agent (autoplay with 🤖, or its answer to the
-        visitor's move in a two-player game); its step is logged with a 🤖."""
-        try:
-            agent = self.agent
-            move = await agent.choose(dict(tab.episode.observation), list(tab.shows.legal))
-        except (ValueError, AgentError) as exc:
-            self._say(tab, messages.agent_failed(str(exc)), "error")
-            return False
-        if move.index is not None:
-            choice = tab.shows.legal[move.index]
-            return await self.step(tab, choice.fields(), f"🤖 {choice.label}")
-        payload = move.action or {}
-        label = _label_of(payload, tab.shows.legal)
-        return await self.step(tab, payload, f"🤖 {label or action_text({'action': payload})}")
-
     def _choice(self, tab: WebTab, index: Any) -> ActionChoice | None:
         legal = tab.shows.legal
         if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal):
@@ -374,12 +334,13 @@ class Controller:
         try:
             if drawn is None and session is None:
                 raise SessionNotFound("the session closed while drawing")
-            view, legal, sliders = drawn or await self.manager.call(session, drawing_of)
+            (view, legal, sliders), draft = drawn or await self.manager.call(session, _shown)
         except OpenEnvError as exc:
             self._say(tab, messages.draw_failed(exc.message), "error")
-            view, legal, sliders = None, [], None
+            view, legal, sliders, draft = None, [], None, {}
         shows = tab.shows
-        shows.view, shows.legal = view, list(legal or [])
+        shows.view, shows.legal, shows.draft = view, list(legal or []), draft
+        shows.fps = _fps(session, self.ctx.env_cls)
         if sliders != shows.sliders:  # another task or space: the sliders start afresh
             shows.slider_values = [] if sliders is None else sliders.start
         shows.sliders = sliders
@@ -421,10 +382,36 @@ def _session(tab: WebTab) -> Any:
     return tab.session
 
 
-def _step_render(env: Any, action: Any) -> tuple[Any, Drawing | None]:
+def _fps(session: Any, env_cls: Any) -> float:
+    """The frame rate of the session's env (an instance may set its own), else its class's."""
+    for source in (getattr(session, "env", None), env_cls):
+        fps = getattr(source, "render_fps", None)
+        if isinstance(fps, int | float) and not isinstance(fps, bool) and 0 < fps <= 240:
+            return float(fps)
+    return 10.0
+
+
+Shown = tuple[Drawing, dict[str, str]]
+MAX_DRAFT_CHARS = 64 * 1024  # an env's starting text for one typed field, at most
+
+
+def _shown(env: Any) -> Shown:
+    """What the stage shows of ``env``: its drawing, and what its typed action starts with
+    (``Environment.action_draft``: text fields only, each bounded)."""
+    hook = getattr(env, "action_draft", None)
+    draft = hook() if callable(hook) else None
+    kept = {
+        str(name)[:100]: text[:MAX_DRAFT_CHARS]
+        for name, text in (draft.items() if isinstance(draft, dict) else ())
+        if isinstance(text, str)
+    }
+    return drawing_of(env), kept
+
+
+def _step_render(env: Any, action: Any) -> tuple[Any, Shown | None]:
     obs = env.step(action)
     try:
-        return obs, drawing_of(env)
+        return obs, _shown(env)
     except Exception:  # drawing failed: the step happened; _draw retries and reports it
         return obs, None
 
@@ -441,12 +428,3 @@ def _pair(value: Any) -> tuple[Any, Any]:
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise ValueError("send two numbers")
     return value[0], value[1]
-
-
-def _label_of(payload: dict[str, Any], legal: list[ActionChoice]) -> str | None:
-    """The label of the legal action ``payload`` is (unset fields aside), if it is one."""
-    fields = set_fields(payload)
-    for choice in legal:
-        if set_fields(choice.fields()) == fields:
-            return choice.label
-    return None

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from openenv.core.views import Frame
+from openenv.datasets.demos import MAX_NOTE_CHARS
 from openenv.web.episode.steps import action_text, step_error
 from openenv.web.episode.video import video_available
 from openenv.web.forms import FieldSpec
@@ -28,17 +31,20 @@ _KEY_NAMES = {
 }
 
 
-def stage_html(tab: WebTab, typed: Sequence[FieldSpec] = ()) -> str:
+def stage_html(tab: WebTab, typed: Sequence[FieldSpec] = (), demos: bool = False) -> str:
     """The whole stage for a tab (the page's JS reads ``data-tab`` to call the server);
-    ``typed``: the fields of an action typed on the stage (when there are no buttons)."""
+    ``typed``: the fields of an action typed on the stage (when there are no buttons);
+    ``demos``: the server keeps finished episodes as demonstrations (the visitor is told, and
+    may leave this one out or mark it)."""
     shows = tab.shows
     return (
         f'<div class="oe-stage" data-tab="{html.escape(tab.key)}" data-version="{tab.version}" '
         f'data-done="{int(tab.done)}" data-steps="{len(tab.episode.steps)}" '
-        f'data-autoplay="{int(bool(shows.legal or shows.sliders or tab.done))}">'
-        f'<section class="oe-main">{_view(tab)}{_buttons(tab)}{_sliders(tab)}'
+        f'data-autoplay="{int(bool(shows.legal or shows.sliders or tab.done))}" '
+        f'data-fps="{shows.fps:g}">'
+        f'<section class="oe-main">{_view(tab)}{_realtime(tab)}{_buttons(tab)}{_sliders(tab)}'
         f"{_typed(tab, typed)}{_message(tab)}</section>"
-        f'<aside class="oe-side">{episode_panel(tab)}</aside></div>'
+        f'<aside class="oe-side">{episode_panel(tab)}{_demo(tab) if demos else ""}</aside></div>'
     )
 
 
@@ -59,7 +65,12 @@ def _view(tab: WebTab) -> str:
 
 
 def _placeholder(tab: WebTab) -> str:
-    text = "🔒 Locked" if not tab.authorized else "Press Reset to start an episode."
+    if tab.notice.kind == FULL:
+        text = "⏳ This server is full right now."
+    elif not tab.authorized:
+        text = "🔒 Locked"
+    else:
+        text = "Press Reset to start an episode."
     return f'<div class="oe-empty">{html.escape(text)}</div>'
 
 
@@ -71,6 +82,8 @@ def _buttons(tab: WebTab) -> str:
         f'<button type="button" class="oe-act" data-i="{i}"'
         + (f' data-key="{html.escape(choice.key)}"' if choice.key else "")
         + (f' title="{html.escape(choice.description)}"' if choice.description else "")
+        + (" data-idle" if choice.idle else "")
+        + (f' data-path="{html.escape(" ".join(choice.path))}"' if choice.path else "")
         + f"{disabled}>{html.escape(choice.label)}"
         + (
             f"<kbd>{html.escape(_KEY_NAMES.get(choice.key, choice.key))}</kbd>"
@@ -81,6 +94,27 @@ def _buttons(tab: WebTab) -> str:
         for i, choice in enumerate(tab.shows.legal)
     )
     return f'<div class="oe-actions" role="toolbar" aria-label="legal actions">{buttons}</div>'
+
+
+def realtime_capable(tab: WebTab) -> bool:
+    """Whether the stage offers real-time play: a frame (or a board whose env marks an idle
+    action) driven by keys."""
+    shows = tab.shows
+    keyed = any(choice.key for choice in shows.legal)
+    return keyed and (isinstance(shows.view, Frame) or any(c.idle for c in shows.legal))
+
+
+def _realtime(tab: WebTab) -> str:
+    """The real-time toggle: while on, the stage steps at the env's frame rate, the held key's
+    action (or the idle one) each tick; a held key alone plays too."""
+    if not realtime_capable(tab):
+        return ""
+    disabled = " disabled" if tab.done or tab.session is None else ""
+    return (
+        '<div class="oe-rt-bar"><button type="button" class="oe-rt" aria-pressed="false"'
+        f'{disabled}>▶ Real time</button><span class="oe-rt-note">'
+        f"{tab.shows.fps:g} steps/s · hold the keys below · <kbd>P</kbd> pauses</span></div>"
+    )
 
 
 def _sliders(tab: WebTab) -> str:
@@ -121,24 +155,34 @@ def _typed(tab: WebTab, typed: Sequence[FieldSpec]) -> str:
     if not typed or shows.legal or shows.sliders is not None:
         return ""
     disabled = " disabled" if tab.done or tab.session is None else ""
-    boxes = "".join(_typed_box(spec, disabled, first=i == 0) for i, spec in enumerate(typed))
+    boxes = "".join(
+        _typed_box(spec, disabled, first=i == 0, text=shows.draft.get(spec.name, ""))
+        for i, spec in enumerate(typed)
+    )
+    send = "Send (Ctrl+⏎)" if any(spec.multiline for spec in typed) else "Send ⏎"
     return (
         f'<form class="oe-typed" autocomplete="off" aria-label="type an action">{boxes}'
-        f'<button type="submit" class="oe-typed-send"{disabled}>Send ⏎</button></form>'
+        f'<button type="submit" class="oe-typed-send"{disabled}>{send}</button></form>'
     )
 
 
-def _typed_box(spec: FieldSpec, disabled: str, first: bool) -> str:
+def _typed_box(spec: FieldSpec, disabled: str, first: bool, text: str = "") -> str:
+    """One typed field; ``text``: what it starts with (the env's draft, escaped)."""
     name = html.escape(spec.name)
     hint = html.escape(spec.description or spec.name)
     focus = " autofocus" if first else ""
     common = f'data-field="{name}" placeholder="{hint}" title="{hint}"{disabled}{focus}'
     if spec.multiline:
-        box = f'<textarea rows="5" spellcheck="false" {common}></textarea>'
+        rows = min(12, max(5, text.count("\n") + 1))  # longer text scrolls in the box
+        # a newline right after the tag is dropped by the parser: one more keeps the text's own
+        box = (
+            f'<textarea rows="{rows}" spellcheck="false" {common}>\n{html.escape(text)}</textarea>'
+        )
     else:
         kind = "number" if spec.kind in ("int", "number") else "text"
         step = ' step="1"' if spec.kind == "int" else (' step="any"' if kind == "number" else "")
-        box = f'<input type="{kind}"{step} {common}>'
+        value = f' value="{html.escape(text)}"' if text else ""
+        box = f'<input type="{kind}"{step} {common}{value}>'
     return f'<label class="oe-typed-field"><span>{name}</span>{box}</label>'
 
 
@@ -146,9 +190,48 @@ def _message(tab: WebTab) -> str:
     shows, notice = tab.shows, tab.notice
     if not notice.text and (shows.sliders is not None or any(c.key for c in shows.legal)):
         return f'<div class="oe-msg oe-hint">{_key_hint(tab)}</div>'
-    role = ' role="alert"' if notice.kind == "error" else ""
+    role = ' role="alert"' if notice.kind in ("error", FULL) else ""
     text = html.escape(notice.text)
+    if notice.kind == FULL:  # the server's own words: its Space's duplicate link made a link
+        text = _DUPLICATE_LINK.sub(
+            r'<a href="\g<0>" target="_blank" rel="noopener noreferrer">\g<0></a>', text
+        )
+        return f'<div class="oe-msg oe-msg-error oe-msg-full"{role}>{text}</div>'
     return f'<div class="oe-msg oe-msg-{notice.kind}"{role}>{text}</div>'
+
+
+# A full server's notice (openenv.web.page.budget.full_notice): said as an error, its link to
+# duplicate the Space clickable.
+FULL = "full"
+_DUPLICATE_LINK = re.compile(r"https://huggingface\.co/spaces/[\w.-]+/[\w.-]+\?duplicate=true")
+
+
+def _demo(tab: WebTab) -> str:
+    """The notice that demonstrations are kept, this episode's opt-out and its mark."""
+    episode = tab.episode
+    if not episode.keep_demo:
+        state = "left out: this episode will not be kept"
+    elif tab.done or (episode.marked and episode.steps):
+        state = "kept"
+    else:
+        state = "kept when it ends"
+    if episode.marked:
+        state += f" · 🚩 marked: {episode.note or '(no note)'}"
+    keep = episode.keep_demo
+    toggle = "🚫 Don't keep this episode" if keep else "✅ Keep this episode after all"
+    return (
+        f'<div class="oe-demo" data-keep="{int(episode.keep_demo)}" '
+        f'data-marked="{int(episode.marked)}">'
+        "<p>🎥 <b>Demo collection is on</b>: episodes finished here are kept as a dataset "
+        "(actions, observations, rewards).</p>"
+        f'<button type="button" class="oe-demo-skip" data-keep="{int(not keep)}" '
+        f'aria-pressed="{str(not keep).lower()}">{toggle}</button> '
+        f'<input type="text" class="oe-demo-note" maxlength="{MAX_NOTE_CHARS}" '
+        f'placeholder="a note (a reward that looks wrong…)" aria-label="note" '
+        f'value="{html.escape(episode.note)}"> '
+        '<button type="button" class="oe-demo-mark">🚩 Mark this episode</button> '
+        f'<span class="oe-demo-state">{html.escape(state)}</span></div>'
+    )
 
 
 def _key_hint(tab: WebTab) -> str:

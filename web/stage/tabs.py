@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openenv.core.views import ActionChoice, ActionSliders, View
+from openenv.datasets.demos import new_demo_id
 from openenv.server.sessions import Session
 from openenv.web.drawing import Picture
 
@@ -43,6 +44,11 @@ class Episode:
     last_response: dict[str, Any] | None = None  # the last answer, as the wire carries it
     last_action: dict[str, Any] | None = None
     frame_bytes: int = 0  # what the kept pictures weigh
+    first_observation: dict[str, Any] = field(default_factory=dict)  # the reset's
+    demo_id: str = field(default_factory=new_demo_id)  # its id as a demonstration
+    keep_demo: bool = True  # the visitor may leave it out (when the server keeps demos)
+    note: str = ""  # the visitor's mark ("mark this episode"), when marked
+    marked: bool = False
 
     @property
     def rewards(self) -> list[float]:
@@ -81,6 +87,8 @@ class Shows:
     legal: list[ActionChoice] = field(default_factory=list)
     sliders: ActionSliders | None = None
     slider_values: list[float] = field(default_factory=list)  # where the visitor left them
+    fps: float = 10.0  # the env's frame rate: real-time play steps at it
+    draft: dict[str, str] = field(default_factory=dict)  # the typed action's starting text
 
 
 @dataclass
@@ -89,6 +97,18 @@ class Notice:
 
     text: str = ""
     kind: str = "info"
+
+
+@dataclass
+class Recording:
+    """A shared episode that presentation mode plays step by step (``?episode=`` with
+    ``?present=``): its link, reset options and actions, and how far the episode it plays got."""
+
+    token: str
+    reset: dict[str, Any]
+    actions: list[dict[str, Any]]
+    episode: Episode | None = None  # the episode it plays (another one: it starts again)
+    cursor: int = 0  # the next action
 
 
 @dataclass(eq=False)
@@ -108,6 +128,7 @@ class WebTab:
     version: int = 0  # grows with every change of the stage: older drawings are never shown
     idle_since: float | None = field(default_factory=time.monotonic)  # without a session since
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    recording: Recording | None = None  # a shared episode presentation mode plays, if any
 
     def say(self, text: str, kind: str = "info") -> None:
         self.notice = Notice(text, kind)
