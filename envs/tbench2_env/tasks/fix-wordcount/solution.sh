@@ -1,0 +1,2 @@
+#!/bin/bash
+sed -i 's/wc -l/wc -w/' /app/wordcount.sh
