@@ -81,6 +81,8 @@ class CalendarState(State):
     event_count: int = 0
     score: float = 0.0
     solved: bool = False
+    task_source: str | None = None  # the task file or dataset the task is a row of
+    task_index: int | None = None  # its row there
 
 
 __all__ = [

@@ -75,3 +75,7 @@ class GitState(State):
     instruction: str = Field(default="", description="What the task asks")
     cloned: list[str] = Field(default_factory=list, description="Clones made, relative to ~")
     network_access: bool = Field(default=False, description="CODING_NETWORK=on on the server")
+    task_source: str | None = Field(
+        default=None, description="The task file or dataset the task is a row of"
+    )
+    task_index: int | None = Field(default=None, description="Its row there")

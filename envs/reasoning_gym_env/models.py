@@ -37,3 +37,4 @@ class ReasoningGymState(State):
     dataset_size: int = 100
     dataset_seed: int = 0
     entry_index: int = 0
+    task_source: str | None = None  # the task file or dataset the question is a row of

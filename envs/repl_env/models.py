@@ -7,7 +7,7 @@ written for the reference runs unchanged.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from openenv.core import Action, Observation, State
 
@@ -44,6 +44,11 @@ class CodeBlockResult(BaseModel):
 
 
 class REPLObservation(Observation):
+    # Timings differ between two runs of the same episode: validators compare everything else.
+    model_config = ConfigDict(
+        json_schema_extra={"x-wall-clock": ["result.execution_time", "metadata.execution_time"]}
+    )
+
     result: CodeBlockResult = Field(default_factory=CodeBlockResult)
     context_preview: str | None = Field(
         default=None, description="The first characters of `context`, when one is loaded"
@@ -65,3 +70,7 @@ class REPLState(State):
     final_answer: str | None = Field(default=None, description="The submitted answer, at the end")
     total_execution_time: float = Field(default=0.0, ge=0)
     task: str = Field(default="free", description="The shipped task played (free: none)")
+    task_source: str | None = Field(
+        default=None, description="The task file or dataset the task is a row of"
+    )
+    task_index: int | None = Field(default=None, description="Its row there")

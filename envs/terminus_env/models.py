@@ -42,6 +42,8 @@ class TerminusState(State):
     submitted_answer: str | None = None
     last_reward: float | None = None
     last_error: str | None = None
+    task_source: str | None = Field(default=None, description="The task file the task is a row of")
+    task_index: int | None = Field(default=None, description="Its row there")
 
 
 __all__ = [

@@ -50,6 +50,8 @@ class TextArenaState(State):
     turn: int = 0
     last_reward: float = 0.0
     last_info: dict[str, Any] = Field(default_factory=dict)
+    task_source: str | None = None  # the task file or dataset the game is a row of
+    task_index: int | None = None  # its row there
     raw_state: dict[str, Any] = Field(
         default_factory=dict, description="Turn, rewards, roles; hidden answers left out"
     )

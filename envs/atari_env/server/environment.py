@@ -117,10 +117,18 @@ class AtariConfig:
     max_episode_steps: int | None = None
 
 
+EMULATED_FPS = 60.0  # the Atari 2600 draws 60 frames a second
+
+
 class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
     """One ALE emulator per session; see the module docstring for options and rules."""
 
-    render_fps = 15  # 60 frames/s emulated, 4 per step by default
+    how_to_play = (
+        "Press ▶ Real time (or hold a key) and play: in Pong hold ↑ / ↓ to move your "
+        "paddle (right, green) and return the ball past the computer's."
+    )
+
+    render_fps = 15.0  # 60 frames/s emulated, 4 per step by default (60 / frameskip)
 
     def __init__(self) -> None:
         self._ale: ALEInterface | None = None
@@ -190,7 +198,11 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         choices = []
         for i, name in enumerate(self._meanings()):
             key, description = special.get(name, (KEYS.get(name), ""))
-            choices.append(ActionChoice(name, {"action_id": i}, key=key, description=description))
+            choices.append(
+                ActionChoice(
+                    name, {"action_id": i}, key=key, description=description, idle=name == "NOOP"
+                )
+            )
         return choices
 
     def close(self) -> None:
@@ -202,6 +214,7 @@ class AtariEnvironment(Environment[AtariAction, AtariObservation, AtariState]):
         # Loading a ROM takes ~0.2 s and reset_game ~9 ms (it plays the game's start-up
         # frames). Without sticky actions ALE draws no random numbers, so every episode starts
         # from the same state: it is saved once and restored (~0.1 ms) by later resets.
+        self.render_fps = EMULATED_FPS / config.frameskip  # the game's own speed, in steps
         if self._ale is None or config != self._config or config.repeat_action_probability > 0:
             ale = load_emulator(config, self.rng.randrange(2**31))
             full = config.full_action_space

@@ -413,4 +413,43 @@ def install_shims() -> None:
 
     bg_env._get_global_playwright = playwright_for_this_thread
     bg_env.Chat = QuietChat
+    bg_env.extract_screenshot = _screenshot_keeping_viewport(bg_env.extract_screenshot)
     _installed = True
+
+
+# While BrowserGym captures the frame, text carets are drawn transparent (as Playwright's own
+# screenshots do): a caret blinks on a timer, so a focused field would show or not depending
+# on when the frame was taken, and the same episode would give different frames.
+CARET_STYLE_ID = "openenv-hide-caret"
+HIDE_CARET = f"""() => {{
+  const style = document.createElement('style');
+  style.id = '{CARET_STYLE_ID}';
+  style.textContent = '*, *::before, *::after {{ caret-color: transparent !important; }}';
+  (document.head || document.documentElement).appendChild(style);
+}}"""
+SHOW_CARET = f"() => document.getElementById('{CARET_STYLE_ID}')?.remove()"
+
+
+def _screenshot_keeping_viewport(extract: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """BrowserGym's screenshot (text carets hidden), then the page's viewport as Playwright
+    set it.
+
+    BrowserGym captures at 1.5x through a CDP device-metrics override and "restores" it with a
+    second override; current Chromium then lays the page out in a shorter window (innerHeight
+    127 of a 214 px viewport), so a click on the lower part of the frame lands outside the page.
+    Setting the viewport again through Playwright puts its own emulation back.
+    """
+
+    def screenshot(page: Any) -> Any:
+        page.evaluate(HIDE_CARET)  # a blinking caret would make the frame depend on time
+        try:
+            pixels = extract(page)
+        finally:
+            page.evaluate(SHOW_CARET)
+        size = page.viewport_size
+        if size is not None:
+            page.set_viewport_size({"width": size["width"], "height": size["height"] + 1})
+            page.set_viewport_size(size)
+        return pixels
+
+    return screenshot

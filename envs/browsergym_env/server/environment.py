@@ -63,6 +63,11 @@ TaskName = Literal[TASKS]  # type: ignore[valid-type]
 class BrowserGymEnvironment(Environment[BrowserGymAction, BrowserGymObservation, BrowserGymState]):
     """One MiniWoB task at a time in this session's browser context (module docstring)."""
 
+    how_to_play = (
+        "Read the task at the top of the page, then click the live page and type into it "
+        "as you would in a browser; each click or key is one step."
+    )
+
     CALL_TIMEOUT_S = 60.0
 
     def __init__(self) -> None:

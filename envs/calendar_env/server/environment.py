@@ -17,18 +17,22 @@ Actions: ``CalendarAction`` (``{"type": "call_tool", ...}`` or the reference's
 ``{"action_type": "ToolCallAction", ...}``) and ``ListToolsAction``. A tool given bad arguments
 answers with ``error`` (``invalid_args``; ``success=False``) and the episode goes on.
 
-Reset options: ``task`` (``schedule_meeting``, ``move_clash``, ``cancel_with_dave``) and
-``max_steps``. Reward: after every step, the task's verifier reads the database and the reward
-is its score in [0, 1] (a weighted sum of components, in ``metadata["reward_components"]``).
-The episode ends (``done``) when the score reaches 1, or after ``max_steps`` steps.
+Reset options: ``task`` (``schedule_meeting``, ``move_clash``, ``cancel_with_dave``; none:
+``schedule_meeting``) and ``max_steps``; or ``task_source`` (a task file such as the shipped
+``starter.jsonl``, or a dataset) and ``task_index`` (its row; none: the seed picks one), whose
+row names a ``task`` of the env, looked up as ``task`` is (nothing of a row is run). Reward:
+after every step, the task's verifier reads the database and the reward is its score in
+[0, 1] (a weighted sum of components, in ``metadata["reward_components"]``). The episode ends
+(``done``) when the score reaches 1, or after ``max_steps`` steps.
 """
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from calendar_env.models import CalendarAction, CalendarObservation, CalendarState
 from calendar_env.server import tasks
@@ -47,12 +51,30 @@ from openenv.core.mcp import (
     ToolErrorType,
 )
 from openenv.core.rubrics import FnRubric, WeightedSum
+from openenv.core.task_source import PickedTask, TaskColumns, TaskRows
 from openenv.core.types import Action, Observation
 
 DEFAULT_TASK = "schedule_meeting"
 MAX_DB_MIB = MAX_PAGES * 4 // 1024
 TaskOption = Annotated[tasks.TaskName, Field(description="The goal the agent is given")]
 MaxSteps = Annotated[int, Field(ge=1, le=500, description="Steps before the episode is cut")]
+# A row of a task file: one of the env's tasks, by name (looked up as ``task`` is). Nothing of a
+# row is run: the named task's setup and verifier are.
+TASK_ROWS = TaskRows(
+    Path(__file__).resolve().parent.parent, TaskColumns(fields={"task": ("task", "task_id", "id")})
+)
+TaskSource, TaskRow = TASK_ROWS.options()
+_ROW_TASK: TypeAdapter[str] = TypeAdapter(
+    Annotated[str, Field(strict=True, min_length=1, max_length=64)]
+)
+
+
+def row_task(picked: PickedTask) -> str:
+    """The task a row names; a TaskSourceError names the row and what does not fit."""
+    name = picked.valid(_ROW_TASK, picked.task["task"])
+    if name not in tasks.TASKS:
+        raise picked.error(f"no task {name!r}; tasks: {', '.join(tasks.TASKS)}")
+    return name
 
 
 class CalendarEnvironment(
@@ -63,6 +85,11 @@ class CalendarEnvironment(
 ):
     """See the module docstring."""
 
+    how_to_play = (
+        "Schedule, move or cancel meetings with the tools below the calendar (Tools tab); "
+        "the week view redraws after every call and the task says what scores."
+    )
+
     def __init__(self) -> None:
         super().__init__()
         self._task = tasks.TASKS[DEFAULT_TASK]
@@ -70,6 +97,7 @@ class CalendarEnvironment(
         self._ctx: dict[str, Any] = {}
         self._components: dict[str, float] = {}
         self._max_steps = 50
+        self._picked: PickedTask | None = None
         self.rubric = None
 
     # -- the episode ------------------------------------------------------------------------
@@ -78,11 +106,15 @@ class CalendarEnvironment(
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        task: TaskOption = DEFAULT_TASK,
+        task: TaskOption | None = None,
         max_steps: MaxSteps = 50,
+        task_source: TaskSource = None,
+        task_index: TaskRow = None,
     ) -> CalendarObservation:
         super().reset(seed=seed, episode_id=episode_id)
-        self._task, self._max_steps = tasks.TASKS[task], max_steps
+        picked = TASK_ROWS.pick(task_source, task_index, self.rng, "task", task=task)
+        name = row_task(picked) if picked else (task or DEFAULT_TASK)
+        self._task, self._max_steps, self._picked = tasks.TASKS[name], max_steps, picked
         self._build(self.rng)
         self.rubric = _rubric(self._task.weights, self._components)
         self._verify()
@@ -114,6 +146,8 @@ class CalendarEnvironment(
             event_count=self.store.event_count(),
             score=round(score, 6),
             solved=all(v >= 1.0 for v in components.values()),
+            task_source=self._picked.source if self._picked else None,
+            task_index=self._picked.index if self._picked else None,
         )
 
     def close(self) -> None:

@@ -48,6 +48,11 @@ _UNSET: Any = object()
 class ChatEnvironment(Environment[ChatAction, ChatObservation, ChatState]):
     """A conversation over one tokenizer; one instance per session (tokenizers are shared)."""
 
+    how_to_play = (
+        "Press a suggested message, or write your own in the Chat tab below: each becomes"
+        " the next turn of the conversation."
+    )
+
     def __init__(
         self,
         tokenizer: Any = None,

@@ -14,7 +14,7 @@ See the package README for every option.
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import chess
 import chess.svg
@@ -55,7 +55,19 @@ def _start_board(fen: str | None) -> chess.Board:
 
 
 class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
+    how_to_play = (
+        "You play the side at the bottom: click one of your pieces, then one of the "
+        "highlighted squares. The engine answers in the same step."
+    )
     render_fps = 1  # frames per second of its autoplay and videos
+    sides = ("White", "Black")  # the playground's "you play": the side to move first, the other
+
+    @classmethod
+    def sides_for(cls, options: dict[str, Any]) -> tuple[str, str]:
+        """The sides in the order they move from the reset options' position (``fen``)."""
+        fen = options.get("fen")
+        fields = fen.split() if isinstance(fen, str) else []
+        return ("Black", "White") if len(fields) > 1 and fields[1] == "b" else cls.sides
 
     def __init__(self) -> None:
         self._board = chess.Board()
@@ -153,7 +165,12 @@ class ChessEnvironment(Environment[ChessAction, ChessObservation, ChessState]):
             return []
         board = self._board
         choices = [
-            ActionChoice(board.san(m), {"move": m.uci()}, description=m.uci())
+            ActionChoice(
+                board.san(m),
+                {"move": m.uci()},
+                description=m.uci(),
+                path=(chess.square_name(m.from_square), chess.square_name(m.to_square)),
+            )
             for m in board.legal_moves
         ]
         return sorted(choices, key=lambda c: c.label)

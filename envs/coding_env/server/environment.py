@@ -39,8 +39,13 @@ READY = (
 
 
 class CodingEnvironment(Environment[CodeAction, CodeObservation, CodeState]):
+    how_to_play = (
+        "Write Python in the box and press Send (Ctrl+Enter): it runs in a sandbox that "
+        "keeps your variables for the whole episode."
+    )
+
     def __init__(self, limits: SandboxLimits | None = None) -> None:
-        self._limits = limits or SandboxLimits.from_env()
+        self._limits = limits or SandboxLimits.for_package("coding_env")
         self._sandbox: Sandbox | None = None
         self._state = CodeState(network_access=self._limits.network)
         self._last = CodeObservation()

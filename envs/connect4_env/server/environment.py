@@ -54,7 +54,17 @@ _COLOURS = {1: "#ef4444", -1: "#facc15"}
 class Connect4Environment(Environment[Connect4Action, Connect4Observation, Connect4State]):
     """Connect Four; one instance per session."""
 
+    how_to_play = (
+        "You are red: click a column (or press 1–7) to drop a disc. Four in a row — "
+        "across, down or diagonal — wins."
+    )
+    legend = {
+        "#dc2626": "you (red)",
+        "#facc15": "the opponent (yellow)",
+    }
+
     render_fps = 2  # frames per second of its autoplay and videos
+    sides = (_NAMES[1], _NAMES[-1])  # the playground's "you play": red moves first
 
     def __init__(self) -> None:
         self._state = Connect4State()
@@ -118,8 +128,13 @@ class Connect4Environment(Environment[Connect4Action, Connect4Observation, Conne
             return None
         line = winning_cells(board)
         last = self._last_cell()
+        # a click anywhere in a column that takes a disc drops one there
+        open_columns = {a.action["column"] for a in self.legal_actions()}
         rows = [
-            [self._cell(r, c, (r, c) in line, (r, c) == last) for c in range(COLUMNS)]
+            [
+                self._cell(r, c, (r, c) in line, (r, c) == last, c in open_columns)
+                for c in range(COLUMNS)
+            ]
             for r in range(ROWS)
         ]
         legend = {"●": "red: you (player 1); yellow: the opponent (player 2)"}
@@ -198,13 +213,15 @@ class Connect4Environment(Environment[Connect4Action, Connect4Observation, Conne
         row = next(r for r in range(ROWS) if s.board[r][column] != 0)
         return row, column
 
-    def _cell(self, row: int, col: int, in_line: bool, last: bool) -> Cell:
+    def _cell(self, row: int, col: int, in_line: bool, last: bool, playable: bool) -> Cell:
         value = self._state.board[row][col]
         background = "#15803d" if in_line else "#3b82f6" if last else "#1d4ed8"
+        action = {"column": col} if playable else None
         if value == 0:
-            return Cell("●", color="#eff6ff", background=background)
+            label = f"drop a disc in column {col + 1}" if playable else None
+            return Cell("●", color="#eff6ff", background=background, label=label, action=action)
         label = _NAMES[value].lower() + (" (last move)" if last else "")
-        return Cell("●", color=_COLOURS[value], background=background, label=label)
+        return Cell("●", color=_COLOURS[value], background=background, label=label, action=action)
 
     def _caption(self) -> str:
         s = self._state

@@ -112,6 +112,11 @@ def spec_json(spec: Any) -> dict[str, Any]:
 class DMControlEnvironment(Environment[DMControlAction, DMControlObservation, DMControlState]):
     """One suite task per session; see the module docstring."""
 
+    how_to_play = (
+        "Balance the pole: hold ← / → to push the cart (or drag the slider and press "
+        "Step). Reward grows while the pole stays up."
+    )
+
     def __init__(self) -> None:
         self._env: Any = None
         self._task: tuple[str, str] | None = None

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from openenv.core import ActionChoice
+from openenv.core import ActionChoice, Text
 from openenv.core.mcp import CallToolAction, CallToolObservation, MCPEnvironment, tool
 
 READY_MESSAGE = "Echo environment ready!"
 
 
 class EchoEnvironment(MCPEnvironment):
+    how_to_play = (
+        "Press a button (or call a tool in the Tools tab): the environment echoes your "
+        "message back."
+    )
+
     @tool
     def echo_message(self, message: str) -> str:
         """Echo the provided message.
@@ -39,11 +44,28 @@ class EchoEnvironment(MCPEnvironment):
         """
         return {"message": message, "length": len(message)}
 
+    _echo: str | None = None  # the last echo, as the stage shows it
+
     def reset(self, seed: int | None = None, episode_id: str | None = None) -> CallToolObservation:
         super().reset(seed=seed, episode_id=episode_id)
+        self._echo = None
         return CallToolObservation(
             reward=0.0, metadata={"status": "ready", "message": READY_MESSAGE}
         )
+
+    def render(self) -> Text:
+        """The last echo as text: the message, and its length when the tool gave one."""
+        if self._echo is None:
+            return Text(f"{READY_MESSAGE}\nPress a button: your message comes back here.")
+        return Text(self._echo)
+
+    def _remember(self, observation: CallToolObservation) -> None:
+        result = observation.result
+        data = result.get("data") if isinstance(result, dict) else getattr(result, "data", None)
+        if isinstance(data, dict) and "message" in data:
+            self._echo = f"{data['message']}\n(length: {data.get('length')})"
+        elif data is not None:
+            self._echo = str(data)
 
     def legal_actions(self) -> list[ActionChoice]:
         """Two example calls, one button each in the playground (any message is allowed)."""
@@ -57,6 +79,7 @@ class EchoEnvironment(MCPEnvironment):
     ) -> CallToolObservation:
         observation.reward = 0.0
         observation.metadata = {"step_count": self.state.step_count + 1}
+        self._remember(observation)
         return observation
 
 

@@ -60,6 +60,15 @@ Pct = Annotated[float, Field(ge=0, le=0.1, description="Fraction of the trade's 
 class FinRLEnvironment(Environment[FinRLAction, FinRLObservation, FinRLState]):
     """One trading account per session; see the module docstring."""
 
+    how_to_play = (
+        "Each day, buy, sell or hold each stock with the buttons or sliders; the chart "
+        "shows prices, your trades and your portfolio's value."
+    )
+    legend = {
+        "▲": "bought",
+        "▼": "sold",
+    }
+
     def __init__(self) -> None:
         self._market: Market | None = None
         self._tech: dict[str, np.ndarray] = {}

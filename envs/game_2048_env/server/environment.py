@@ -58,6 +58,11 @@ _BUTTONS = {
 class Game2048Environment(Environment[Game2048Action, Game2048Observation, Game2048State]):
     """2048; one instance per session."""
 
+    how_to_play = (
+        "Slide the tiles with the arrow keys, a swipe or the buttons: equal tiles merge "
+        "and add to your score. Reach 2048."
+    )
+
     render_fps = 4  # frames per second of its autoplay and videos
 
     def __init__(self) -> None:

@@ -17,10 +17,13 @@ commit dates (one minute per step), so the same actions give the same commit ids
 
 Reset options: ``task_id`` (one of :data:`~git_env.server.tasks.TASKS`: its repository is
 cloned into ``~/<repo>`` and its instruction is in the observation's ``output``) and
-``max_steps``. Reward: 0.0 per step; ``submit`` scores the task (by running the repository's
-original tests on the committed ``main``) and ends the episode; without a task it ends it with
-0.0. A bad action (an unknown repository, a missing argument, a failing command) gives
-``success=False`` with the reason in ``error``; the episode goes on.
+``max_steps``; or ``task_source`` (a task file such as the shipped ``starter.jsonl``, or a
+dataset) and ``task_index`` (its row; none: the seed picks one), whose row names a ``task_id``,
+looked up as ``task_id`` is (nothing of a row is run). Reward: 0.0 per step; ``submit``
+scores the task (by running the repository's original tests on the committed ``main``) and ends
+the episode; without a task it ends it with 0.0. A bad action (an unknown repository, a
+missing argument, a failing command) gives ``success=False`` with the reason in ``error``; the
+episode goes on.
 """
 
 from __future__ import annotations
@@ -30,21 +33,42 @@ import posixpath
 import shlex
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Literal, get_args
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from git_env.models import GitAction, GitObservation, GitState
 from git_env.server.store import RepoStore, shared_store
 from git_env.server.tasks import TASKS, Task, origin_of
 from git_env.server.view import GitView, draw, look
 from openenv.core import ActionChoice, Environment, Text, View
+from openenv.core.task_source import PickedTask, TaskColumns, TaskRows
 from openenv.sandbox import SandboxLimits
 from openenv.sandbox.shell import Shell, ShellResult
 
 AGENT_EPOCH = 1_717_243_200  # 2024-06-01T12:00:00Z: the agent's commits, a minute per step
 TaskId = Literal["fix_failing_test", "revert_commit", "feature_branch"]
 Steps = Annotated[int, Field(ge=1, le=1000, description="steps before the episode is cut")]
+# A row of a task file: one of the env's tasks, by its id (looked up as ``task_id`` is). Nothing
+# of a row is run: the task's own repository, instruction and checker are.
+TASK_ROWS = TaskRows(
+    Path(__file__).resolve().parent.parent,
+    TaskColumns(fields={"task_id": ("task_id", "task", "id")}),
+)
+TaskSource, TaskRow = TASK_ROWS.options()
+_ROW_ID: TypeAdapter[str] = TypeAdapter(
+    Annotated[str, Field(strict=True, min_length=1, max_length=64)]
+)
+
+
+def row_task(picked: PickedTask) -> str:
+    """The task id a row names; a TaskSourceError names the row and what does not fit."""
+    task_id = picked.valid(_ROW_ID, picked.task["task_id"])
+    if task_id not in get_args(TaskId):
+        raise picked.error(f"no task {task_id!r}; tasks: {', '.join(get_args(TaskId))}")
+    return task_id
+
 
 _CLONE = r"""[ -d "$1" ] || git clone -q --bare "$2" "$1" || exit 1
 git clone -q "$1" "$3" && git -C "$3" rev-parse --short HEAD
@@ -63,10 +87,14 @@ class _Refused(Exception):
 
 
 class GitEnvironment(Environment[GitAction, GitObservation, GitState]):
+    how_to_play = (
+        "Solve the task with git and shell commands typed below the log (clone, edit, "
+        "commit); the repository's tests score your work."
+    )
     CALL_TIMEOUT_S = 120.0
 
     def __init__(self, limits: SandboxLimits | None = None) -> None:
-        self._limits = limits or SandboxLimits.from_env()
+        self._limits = limits or SandboxLimits.for_package("git_env")
         self._store: RepoStore | None = None
         self._shell: Shell | None = None
         self._task: Task | None = None
@@ -84,7 +112,12 @@ class GitEnvironment(Environment[GitAction, GitObservation, GitState]):
         episode_id: str | None = None,
         task_id: TaskId | None = None,
         max_steps: Steps = 200,
+        task_source: TaskSource = None,
+        task_index: TaskRow = None,
     ) -> GitObservation:
+        picked = TASK_ROWS.pick(task_source, task_index, self.rng, "task", task_id=task_id)
+        if picked is not None:
+            task_id = row_task(picked)  # type: ignore[assignment]  # one of TaskId, checked
         self._close_shell()
         self._store = shared_store()
         self._task = TASKS[task_id] if task_id else None
@@ -95,6 +128,8 @@ class GitEnvironment(Environment[GitAction, GitObservation, GitState]):
             task_id=task_id,
             instruction=self._task.instruction if self._task else "",
             network_access=self._limits.network,
+            task_source=picked.source if picked else None,
+            task_index=picked.index if picked else None,
         )
         self._shell = Shell(self._limits)
         if self._task is None:

@@ -88,9 +88,20 @@ def shared_store() -> RepoStore:
         return _store
 
 
+def _sandboxes_have_private_tmp() -> bool:
+    """Whether sandboxes here get their own /tmp (not where namespaces cannot be made and
+    CODING_ALLOW_UNISOLATED=on lets code share the server's, as in a hardened container)."""
+    from openenv.sandbox import SandboxLimits
+    from openenv.sandbox.isolation import isolation
+
+    limits = SandboxLimits.from_env()
+    return isolation(network=limits.network, allow_unisolated=limits.allow_unisolated).private
+
+
 def _base_dir() -> Path:
     base = Path(os.environ.get(DATA_DIR_VAR) or "/var/tmp").resolve()
-    if any(str(base) == p or str(base).startswith(p + "/") for p in _PRIVATE):
+    private = any(str(base) == p or str(base).startswith(p + "/") for p in _PRIVATE)
+    if private and _sandboxes_have_private_tmp():
         raise StoreUnavailable(
             f"git_env's repositories cannot live in {base}: /tmp and /dev/shm are private "
             f"inside every sandbox, so the agent could not clone from there; set "

@@ -25,6 +25,14 @@ _MOVES = {
 
 
 class GridWorldEnvironment(Environment[GridWorldAction, GridWorldObservation, GridWorldState]):
+    how_to_play = (
+        "Walk the robot 🤖 to the flag 🏁 with the arrow keys or the buttons; each move "
+        "costs a little, the goal pays."
+    )
+    legend = {
+        "🤖": "you",
+        "🏁": "goal",
+    }
     render_fps = 4  # frames per second of its autoplay and videos
 
     def __init__(self) -> None:

@@ -130,6 +130,11 @@ def make(env_id: str, render_mode: str | None, max_steps: int | None, kwargs: di
 class GymnasiumEnvironment(Environment[GymnasiumAction, GymnasiumObservation, GymnasiumState]):
     """One Gymnasium environment per session; see the module docstring."""
 
+    how_to_play = (
+        "CartPole: press ▶ Real time and hold ← / → to push the cart and keep the pole "
+        "upright as long as you can."
+    )
+
     def __init__(self) -> None:
         self._env: gym.Env | None = None
         self._key: tuple | None = None

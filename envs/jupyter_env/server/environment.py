@@ -73,11 +73,15 @@ def timeout_from_env() -> float:
 
 
 class JupyterEnvironment(MCPEnvironment):
+    how_to_play = (
+        "Run notebook cells with the tools (Tools tab): code, plots and tables appear on "
+        "the stage as in Jupyter."
+    )
     CALL_TIMEOUT_S = 240.0  # a kernel start, a cell's limit, an interrupt and a restart
 
     def __init__(self, limits: SandboxLimits | None = None, timeout_s: float | None = None):
         super().__init__()
-        self._limits = limits or SandboxLimits.from_env()
+        self._limits = limits or SandboxLimits.for_package("jupyter_env")
         self._kernel = SandboxedKernel(self._limits, timeout_s or timeout_from_env())
         self._notebook = Notebook()
         self._state = self._fresh_state(None)

@@ -22,6 +22,8 @@ import re
 import secrets
 import threading
 import time
+import weakref
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,13 +49,19 @@ class KernelUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class OutputBounds:
-    """How much of a cell's output is kept: text characters in all, images and HTML parts."""
+    """How much of a cell's output is kept: stream text characters in all (the rest is cut),
+    images and HTML parts; and of its display outputs (``display()``, results), at most
+    ``displays`` of at most ``display_chars`` characters together: past either, the oldest
+    are dropped, and the cell's notes say how many."""
 
     text_chars: int = 32_000
     images: int = 4
     image_bytes: int = 1_000_000  # base64 characters of one PNG
     html_parts: int = 4
     html_chars: int = 100_000
+    displays: int = 64
+    display_chars: int = 2_000_000  # text, PNG and HTML characters of the kept displays
+    display_text_chars: int = 4_000  # text/plain of one display
 
 
 @dataclass
@@ -89,6 +97,9 @@ class SandboxedKernel:
         self._client: BlockingKernelClient | None = None
         self._context: zmq.Context | None = None
         self._lock = threading.RLock()  # one execution at a time; close() waits for it
+        # dropped without close(): end the sandbox and the sockets without blocking anyone
+        self._held: dict[str, Any] = {}
+        weakref.finalize(self, _let_go, self._held)
 
     @property
     def running(self) -> bool:
@@ -111,12 +122,16 @@ class SandboxedKernel:
                 files={CONNECTION_FILE: json.dumps(info).encode()},
                 env=KERNEL_ENV,
             )
-            self._context = zmq.Context()
+            self._held["sandbox"] = sandbox
+            self._context = self._held["context"] = zmq.Context()
             self._context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+            self._context.setsockopt(zmq.LINGER, 0)  # closing never waits for unsent messages
             client = BlockingKernelClient(context=self._context)
-            client.load_connection_info(info)
+            # the sockets are in the sandbox's working directory, on its own disk: reached
+            # through its launcher's view of the filesystem
+            client.load_connection_info({**info, "ip": sandbox.host_path(".kernel")})
             client.start_channels(hb=False)  # liveness: the sandbox's process, not heartbeats
-            self._client = client
+            self._client = self._held["client"] = client
             self._wait_ready(sandbox.python)
         except BaseException:
             self.close()
@@ -138,6 +153,7 @@ class SandboxedKernel:
             context, self._context = self._context, None
             if context is not None:
                 context.destroy(linger=0)
+            self._held.clear()
             self.kernel_id = None
 
     def _wait_ready(self, python: str) -> None:
@@ -283,6 +299,9 @@ class _Collector:
         self._text_left = bounds.text_chars
         self._images = self._html = 0
         self._cut = 0
+        self._displays: deque[CellOutput] = deque()  # the kept ones, oldest first
+        self._display_chars = 0
+        self._dropped = 0
 
     def add(self, kind: str, content: dict[str, Any]) -> bool:
         """Take one message; True when the kernel went idle (the cell is over)."""
@@ -321,7 +340,12 @@ class _Collector:
             self.outputs.append(CellOutput(output_type="stream", name=name, text=text))
 
     def _data(self, kind: str, data: dict[str, Any]) -> None:
-        out = CellOutput(output_type=kind, text=self._clip(str(data.get("text/plain", ""))))  # type: ignore[arg-type]
+        limit = self.bounds.display_text_chars
+        text = str(data.get("text/plain", ""))
+        if len(text) > limit:
+            self._cut += len(text) - limit
+            text = text[:limit]
+        out = CellOutput(output_type=kind, text=text)  # type: ignore[arg-type]
         png = data.get("image/png")
         if isinstance(png, str):
             if self._images < self.bounds.images and len(png) <= self.bounds.image_bytes:
@@ -334,7 +358,21 @@ class _Collector:
         if fits and self._html < self.bounds.html_parts:
             out.html = html
             self._html += 1
+        self._keep_display(out)
+
+    def _keep_display(self, out: CellOutput) -> None:
+        """Keep ``out``, dropping the oldest displays past the count or size bound."""
         self.outputs.append(out)
+        self._displays.append(out)
+        self._display_chars += _size(out)
+        bounds = self.bounds
+        while len(self._displays) > bounds.displays or (
+            self._display_chars > bounds.display_chars and len(self._displays) > 1
+        ):
+            oldest = self._displays.popleft()
+            self._display_chars -= _size(oldest)
+            self._dropped += 1
+            self.outputs = [kept for kept in self.outputs if kept is not oldest]
 
     def _clip(self, text: str) -> str:
         kept = text[: max(0, self._text_left)]
@@ -344,6 +382,12 @@ class _Collector:
 
     def result(self) -> Execution:
         notes = list(self.notes)
+        if self._dropped:
+            b = self.bounds
+            notes.append(
+                f"{self._dropped} older display output(s) of this cell dropped: a cell keeps "
+                f"its last {b.displays} displays, {b.display_chars:,} characters at most"
+            )
         if self._cut:
             notes.append(f"{self._cut} more characters of output not shown")
         return Execution(
@@ -354,6 +398,32 @@ class _Collector:
             notes=notes,
             user_expressions=self.user_expressions,
         )
+
+
+def _size(out: CellOutput) -> int:
+    return len(out.text) + len(out.png or "") + len(out.html or "")
+
+
+def _let_go(held: dict[str, Any]) -> None:
+    """A kernel dropped without close(): end its sandbox (its launcher does the killing; this
+    waits for nothing), and close its ZMQ sockets and context on a thread of their own, off
+    the garbage collector's path: terminating a context waits for every socket of it, and a
+    finalizer may run anywhere (in an unrelated import, say), so it must never wait."""
+    sandbox = held.pop("sandbox", None)
+    if sandbox is not None:
+        sandbox.detach()
+    client, context = held.pop("client", None), held.pop("context", None)
+    if client is not None or context is not None:
+        threading.Thread(
+            target=_close_sockets, args=(client, context), name="kernel-sockets", daemon=True
+        ).start()
+
+
+def _close_sockets(client: BlockingKernelClient | None, context: zmq.Context | None) -> None:
+    if client is not None:
+        client.stop_channels()
+    if context is not None:
+        context.destroy(linger=0)
 
 
 def _connection_info(workdir: str) -> dict[str, Any]:

@@ -51,6 +51,13 @@ _BUTTONS = {
 class MazeEnvironment(Environment[MazeAction, MazeObservation, MazeState]):
     """The maze; one instance per session."""
 
+    how_to_play = "Find the exit 🏁: move with the arrow keys or the buttons; walls block you."
+    legend = {
+        "🤖": "you",
+        "🏁": "exit",
+        "·": "visited",
+    }
+
     render_fps = 8  # frames per second of its autoplay and videos
 
     def __init__(self) -> None:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, get_args
 import pyspiel
 from pydantic import Field
 
-from openenv.core import ActionChoice, Environment, InvalidAction, Text
+from openenv.core import ActionChoice, Board, Environment, InvalidAction, Text
 from openenv.core.rules import (
     ILLEGAL_MOVE_PENALTY,
     IllegalMovePolicy,
@@ -25,6 +25,7 @@ from openenv.core.rules import (
     illegal_move,
 )
 from openspiel_env.models import OpenSpielAction, OpenSpielObservation, OpenSpielState
+from openspiel_env.server.boards import board_of
 
 OpponentPolicy = Literal["random", "first", "last", "human"]
 POLICIES: tuple[str, ...] = get_args(OpponentPolicy)
@@ -42,6 +43,13 @@ GameName = Annotated[
         examples=[g for g in FEATURED_GAMES if g in pyspiel.registered_names()],
     ),
 ]
+# The playground's "you play" names, player 0's then player 1's, as the boards draw them
+# (boards.py); another game of two players is "first player" and "second player".
+SIDES = {
+    "tic_tac_toe": ("X", "O"),
+    "connect_four": ("Red", "Yellow"),
+    "breakthrough": ("Black", "White"),
+}
 MAX_KEYED_ACTIONS = 9  # games with at most 9 distinct actions get keys 1..9
 RECENT_MOVES = 6
 TEXT_WIDTH = 40
@@ -116,7 +124,23 @@ def _join_lines(items: list[str], width: int) -> list[str]:
 
 
 class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, OpenSpielState]):
+    how_to_play = (
+        "Tic-tac-toe against a built-in opponent by default: click a cell (or a button) "
+        "to play your mark; pick another game in Reset options."
+    )
     render_fps = 2  # frames per second of its autoplay and videos
+    sides = SIDES["tic_tac_toe"]  # the default game's; sides_for names each game's
+
+    @classmethod
+    def sides_for(cls, options: dict[str, Any]) -> tuple[str, str] | None:
+        """The sides of the game the reset options pick (``None``: not a game of two)."""
+        name = options.get("game_name") or "tic_tac_toe"
+        if name in SIDES and not options.get("game_params"):
+            return SIDES[name]
+        game = load_game(str(name), dict(options.get("game_params") or {}))
+        if game.num_players() != 2:
+            return None
+        return SIDES.get(str(name), ("first player", "second player"))
 
     def __init__(self) -> None:
         self._game = pyspiel.load_game("tic_tac_toe")
@@ -185,8 +209,22 @@ class OpenSpielEnvironment(Environment[OpenSpielAction, OpenSpielObservation, Op
     def state(self) -> OpenSpielState:
         return self._state
 
-    def render(self) -> Text:
+    def render(self) -> Board | Text:
+        s = self._state
+        if s.agent_player is not None:
+            legal = {c.action["action_id"] for c in self.legal_actions()}
+            board = board_of(s.game_name, self._spiel, s.agent_player, self._status_line(), legal)
+            if board is not None:
+                return board
         return Text(self._view_text())
+
+    def _status_line(self) -> str:
+        spiel, s = self._spiel, self._state
+        if spiel.is_terminal():
+            return f"Game over. Returns: {self._returns}"
+        if spiel.current_player() == s.agent_player or not self._auto_opponent:
+            return f"Player {spiel.current_player()}: your move."
+        return f"Player {spiel.current_player()} to move (you are player {s.agent_player})."
 
     def legal_actions(self) -> list[ActionChoice]:
         spiel = self._spiel

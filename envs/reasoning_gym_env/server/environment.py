@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 import uuid
+from pathlib import Path
 from typing import Annotated, Any
 
 import reasoning_gym
@@ -21,6 +22,7 @@ from reasoning_gym.composite import DatasetSpec
 
 from openenv.core import Environment, InvalidAction, Text
 from openenv.core.bounds import check_settings
+from openenv.core.task_source import TaskColumns, TaskRows
 from reasoning_gym_env.models import ReasoningGymAction, ReasoningGymObservation, ReasoningGymState
 from reasoning_gym_env.server.rubrics import reasoning_gym_rubric, score_answer
 
@@ -28,6 +30,22 @@ EXAMPLES = "leg_counting, basic_arithmetic, chain_sum, syllogism, mini_sudoku"
 MAX_DATASET_SIZE = 100_000
 MAX_DIFFICULTY = 100  # a level past the last of a curriculum plays its last
 TEXT_WIDTH = 48  # long prose lines are wrapped for the text view; short lines (grids) kept
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # its tasks/ holds the shipped task files
+# A row of a task file: reasoning-gym's own entries (question, answer, metadata whose
+# source_dataset names the scorer), or any question/answer dataset (exact-match scoring).
+TASK_ROWS = TaskRows(
+    PACKAGE_DIR,
+    TaskColumns(
+        fields={
+            "question": ("question", "prompt", "problem"),
+            "answer": ("answer", "solution", "target"),
+            "metadata": ("metadata",),
+            "source_dataset": ("source_dataset", "task"),
+        },
+        defaults={"metadata": {}, "source_dataset": None},
+    ),
+)
+TaskSource, TaskRow = TASK_ROWS.options()
 
 
 def wrap(text: str, width: int = TEXT_WIDTH) -> str:
@@ -85,9 +103,40 @@ def build_dataset(name, config, specs, difficulty, seed, size):
     return dataset_cls(config=_configured(base, config))
 
 
+class ExactScorer:
+    """The scorer of a row no reasoning-gym dataset claims: reasoning-gym's default (1 for the
+    reference answer, partial credit for an answer containing it)."""
+
+    def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
+        reference = str(entry["answer"])
+        if not answer:
+            return 0.0
+        if answer.strip() == reference.strip():
+            return 1.0
+        return len(reference) / len(answer) if reference and reference in answer else 0.0
+
+
+def row_entry(task: dict[str, Any]) -> tuple[Any, dict[str, Any], str]:
+    """(scorer, entry, task name) for a task row: the named dataset's own scorer when the row
+    says which reasoning-gym dataset it comes from, else :class:`ExactScorer`."""
+    metadata = task["metadata"] if isinstance(task["metadata"], dict) else {}
+    name = task["source_dataset"] or metadata.get("source_dataset")
+    entry = {"question": str(task["question"]), "answer": str(task["answer"])}
+    entry["metadata"] = {**metadata, "source_dataset": name} if name else metadata
+    if isinstance(name, str) and name in factory.DATASETS and name != "composite":
+        dataset_cls, config_cls = factory.DATASETS[name]
+        return dataset_cls(config=config_cls()), entry, name
+    return ExactScorer(), entry, str(name or "task_source")
+
+
 class ReasoningGymEnvironment(
     Environment[ReasoningGymAction, ReasoningGymObservation, ReasoningGymState]
 ):
+    how_to_play = (
+        "Read the puzzle, type your answer in the box and press Send: the dataset's own "
+        "scorer grades it."
+    )
+
     def __init__(self) -> None:
         self._dataset: Any = None
         self._entry: dict[str, Any] = {"question": "", "answer": "", "metadata": {}}
@@ -107,7 +156,26 @@ class ReasoningGymEnvironment(
         ]
         | None = None,
         dataset_size: Annotated[int, Field(ge=1, le=MAX_DATASET_SIZE)] = 100,
+        task_source: TaskSource = None,
+        task_index: TaskRow = None,
     ) -> ReasoningGymObservation:
+        picked = TASK_ROWS.pick(
+            task_source, task_index, self.rng, "question",
+            task_specs=task_specs, task_config=task_config, difficulty=difficulty is not None,
+        )  # fmt: skip
+        if picked is not None:
+            self._dataset, self._entry, name = row_entry(picked.task)
+            self._state = ReasoningGymState(
+                episode_id=episode_id or str(uuid.uuid4()),
+                task_name=name,
+                dataset_size=picked.rows,
+                entry_index=picked.index,
+                task_source=picked.source,
+            )
+            self._last = ReasoningGymObservation(
+                question=self._entry["question"], task=self._task(), message="Answer the question."
+            )
+            return self._last
         if task_specs is not None and not all(_is_spec(spec) for spec in task_specs):
             raise InvalidAction(
                 'task_specs must be a list like [{"name": "leg_counting", "weight": 2}]'

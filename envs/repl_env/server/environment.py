@@ -14,7 +14,10 @@ the limit named in ``stderr``; the interpreter is then restarted (its variables 
 helpers and ``context`` come back) and the episode goes on.
 
 Reset options: ``task`` (a shipped task, or ``free``), ``context`` / ``task_prompt`` /
-``expected_answer`` (a task of your own, with ``free``), ``max_iterations``.
+``expected_answer`` (a task of your own, with ``free``), ``max_iterations``. Or, in place of
+``task``, ``task_source`` (a task file such as the shipped ``starter.jsonl``, or a dataset) and
+``task_index`` (its row; none: the seed picks one), whose row names a ``task``, taken as the
+``task`` option is (``context`` and the others stay reset options); nothing of a row is run.
 
 Reward: see ``rubrics.py`` (1.0 for an accepted answer, 0.0 for a wrong one, -0.05 for a
 failing cell, -0.1 for running out of steps).
@@ -25,12 +28,14 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from openenv.core import Environment, InvalidAction, Text
 from openenv.core.rubrics import Rubric
+from openenv.core.task_source import PickedTask, TaskColumns, TaskRows
 from openenv.sandbox import SandboxLimits
 from repl_env.models import CodeBlockResult, REPLAction, REPLObservation, REPLState
 from repl_env.server.repl import Cell, Repl
@@ -43,13 +48,26 @@ MAX_CONTEXT_CHARS = 200_000
 PREVIEW_CHARS = 500
 MAX_ITERATIONS = 200
 HOW_TO_SUBMIT = "Submit with FINAL(answer), or answer['content'] = ...; answer['ready'] = True."
+# A row of a task file: one of our tasks, by name (taken as the ``task`` option is). Nothing of
+# a row is run: the task, its data and its checks are built by us from the seed.
+TASK_ROWS = TaskRows(
+    Path(__file__).resolve().parent.parent,
+    TaskColumns(fields={"task": ("task", "task_id", "id")}),
+)
+TaskSource, TaskRow = TASK_ROWS.options()
+_ROW_TASK: TypeAdapter[str] = TypeAdapter(TaskName)
+
+
+def row_task(picked: PickedTask) -> str:
+    """The task a row names; a TaskSourceError names the row and what does not fit."""
+    return picked.valid(_ROW_TASK, picked.task["task"])
 
 
 def _call_timeout() -> float | None:
     """A step runs up to four sandbox calls (helpers, cell, read-back, hidden tests), each
     bounded by the sandbox's wall-clock limit: the server must wait for all of them."""
     try:
-        return max(60.0, 4 * SandboxLimits.from_env().timeout_s + 10)
+        return max(60.0, 4 * SandboxLimits.for_package("repl_env").timeout_s + 10)
     except ValueError:  # a bad CODING_* value: the error is raised where sessions start
         return None
 
@@ -57,10 +75,15 @@ def _call_timeout() -> float | None:
 class REPLEnvironment(Environment[REPLAction, REPLObservation, REPLState]):
     """One interpreter per session; ``rubric`` replaces the default reward."""
 
+    how_to_play = (
+        "Type Python at the >>> prompt and press Send; pick a task in Reset options and "
+        "answer it with FINAL(...) to be scored."
+    )
+
     CALL_TIMEOUT_S = _call_timeout()
 
     def __init__(self, limits: SandboxLimits | None = None, rubric: Rubric | None = None) -> None:
-        self._limits = limits or SandboxLimits.from_env()
+        self._limits = limits or SandboxLimits.for_package("repl_env")
         self.rubric = rubric or repl_rubric()
         self._repl: Repl | None = None
         self._task = Task("free", "")
@@ -84,7 +107,13 @@ class REPLEnvironment(Environment[REPLAction, REPLObservation, REPLState]):
         task_prompt: Annotated[str, Field(max_length=10_000)] = "",
         expected_answer: Annotated[str | None, Field(max_length=10_000)] = None,
         max_iterations: Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] | None = None,
+        task_source: TaskSource = None,
+        task_index: TaskRow = None,
     ) -> REPLObservation:
+        # ``task`` is given when it is not the default (free)
+        picked = TASK_ROWS.pick(task_source, task_index, self.rng, "task", task=task != "free")
+        if picked is not None:
+            task = row_task(picked)
         self._close_repl()
         self._task = self._choose(task, context, task_prompt, expected_answer)
         limit = max_iterations or _default_iterations()
@@ -95,6 +124,8 @@ class REPLEnvironment(Environment[REPLAction, REPLObservation, REPLState]):
             max_iterations=limit,
             namespace_keys=self._initial_names(),
             task=self._task.name,
+            task_source=picked.source if picked else None,
+            task_index=picked.index if picked else None,
         )
         self._repl = Repl(self._limits, self._task.context)
         self._cells, self._ending = [], ""

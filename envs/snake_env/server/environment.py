@@ -66,6 +66,18 @@ _BUTTONS = {
 class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
     """Snake; one instance per session."""
 
+    how_to_play = (
+        "Press ▶ Real time and steer with the arrow keys: eat the food 🍎 to grow, avoid "
+        "the walls and your own tail."
+    )
+    legend = {
+        "🟢": "head",
+        "🍎": "food",
+        "💥": "crash",
+    }
+
+    render_fps = 8  # one tick a step: real-time play and autoplay at eight moves a second
+
     def __init__(self) -> None:
         self._state = SnakeState()
         self._body: deque[Pos] = deque()
@@ -133,8 +145,9 @@ class SnakeEnvironment(Environment[SnakeAction, SnakeObservation, SnakeState]):
     def legal_actions(self) -> list[ActionChoice]:
         if not self._body:
             return []
+        ahead = self._state.direction  # what real-time play steps while no key is held
         return [
-            ActionChoice(_BUTTONS[d][0], {"action": d.value}, key=_BUTTONS[d][1])
+            ActionChoice(_BUTTONS[d][0], {"action": d.value}, key=_BUTTONS[d][1], idle=d == ahead)
             for d in self._legal_directions()
         ]
 

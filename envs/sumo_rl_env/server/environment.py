@@ -37,6 +37,11 @@ MAX_SECONDS = 20_000  # sumo-rl's default episode, the longest a visitor may ask
 class SumoEnvironment(Environment[SumoAction, SumoObservation, SumoState]):
     """One SUMO process per session (started by ``reset``, ended by ``close``)."""
 
+    how_to_play = (
+        "Choose which green phase the traffic light shows next; fewer cars waiting means "
+        "a better reward."
+    )
+
     def __init__(self, *, subscribed: bool = True) -> None:
         """``subscribed=False``: sumo-rl reads every value from SUMO (slower; for checks)."""
         self._subscribed = subscribed

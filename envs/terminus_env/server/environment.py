@@ -20,7 +20,11 @@ reference's ``setup`` / ``verify`` command lists (``setup_scripts`` / ``verify_s
 the same), ``max_steps``. Reward: 0.0 per command; on submission the task's score, or with
 ``verify`` commands the share that passed (``~/logs/verifier/reward.txt``, when a verify
 command writes a number there, overrides it); with both, their mean. The episode ends at the
-submission, or after ``max_steps`` steps (reward 0.0, ``metadata["truncated"]``).
+submission, or after ``max_steps`` steps (reward 0.0, ``metadata["truncated"]``). Or
+``task_source`` (a task file such as the shipped ``starter.jsonl``, or a dataset) and
+``task_index`` (its row; none: the seed picks one), whose row names one of those tasks (its
+``task``): the task's own files and checker, nothing of a row is run; ``setup`` / ``verify`` or
+a ``task`` other than the default beside a ``task_source`` are refused.
 
 The commands run in :class:`openenv.sandbox.Sandbox` (coding_env's isolation and its
 ``CODING_*`` limits: no network unless ``CODING_NETWORK=on``; time, CPU, memory, processes,
@@ -32,12 +36,14 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from openenv.core import ActionChoice, InvalidAction, Text, View
 from openenv.core.mcp import CallToolAction, CallToolObservation, MCPEnvironment, tool
+from openenv.core.task_source import PickedTask, TaskColumns, TaskRows
 from openenv.sandbox import SandboxLimits
 from openenv.sandbox.shell import Shell, ShellResult, tilde
 from terminus_env.models import CommandResult, TerminusState
@@ -53,12 +59,31 @@ SHOWN_LINES = 40  # per command in the view
 REWARD_FILE = "logs/verifier/reward.txt"
 SHELL_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat"}
 
-TaskName = Literal["hello_file", "find_error", "sort_inbox"]
+TaskName = Literal["hello_file", "find_error", "sort_inbox", "free"]
+DEFAULT_TASK = "hello_file"  # a visitor presses Reset and has something to do; "free": none
 Commands = Annotated[
     list[Annotated[str, Field(max_length=MAX_COMMAND_CHARS)]] | None,
     Field(max_length=MAX_SCRIPTS, description=f"shell commands (at most {MAX_SCRIPTS})"),
 ]
 Steps = Annotated[int, Field(ge=1, le=1000, description="steps before the episode is cut")]
+# A row of a task file: one of the shipped tasks, by name (as the ``task`` option names it).
+# Nothing of a row is run: the task's own files and checker are.
+TASK_ROWS = TaskRows(
+    Path(__file__).resolve().parent.parent,
+    TaskColumns(fields={"task": ("task", "task_id", "name")}),
+)
+TaskSource, TaskRow = TASK_ROWS.options()
+_ROW_TASK: TypeAdapter[str] = TypeAdapter(
+    Annotated[str, Field(strict=True, min_length=1, max_length=100)]
+)
+
+
+def row_task(picked: PickedTask) -> str:
+    """The shipped task a row names; a TaskSourceError names the row and what does not fit."""
+    name = picked.valid(_ROW_TASK, picked.task["task"])
+    if name not in TASKS:
+        raise picked.error(f"no task {name!r}; tasks: {', '.join(TASKS)}")
+    return name
 
 
 @dataclass(frozen=True)
@@ -71,11 +96,15 @@ class Entry:
 
 
 class TerminusEnvironment(MCPEnvironment):
+    how_to_play = (
+        "Create hello.txt as the task above the terminal asks: run commands in the Termin"
+        "al tab below (or press a button), then Submit 'done'."
+    )
     CALL_TIMEOUT_S = 300.0  # a reset runs up to 10 setup commands of CODING_TIMEOUT_S each
 
     def __init__(self, limits: SandboxLimits | None = None) -> None:
         super().__init__()
-        self._limits = limits or SandboxLimits.from_env()
+        self._limits = limits or SandboxLimits.for_package("terminus_env")
         self._shell: Shell | None = None
         self._cwd: str | None = None  # on the host; None: the working directory
         self._task: Task | None = None
@@ -118,15 +147,34 @@ class TerminusEnvironment(MCPEnvironment):
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        task: TaskName | None = None,
+        task: TaskName | None = DEFAULT_TASK,
         setup: Commands = None,
         verify: Commands = None,
         setup_scripts: Commands = None,
         verify_scripts: Commands = None,
         max_steps: Steps = 100,
+        task_source: TaskSource = None,
+        task_index: TaskRow = None,
     ) -> CallToolObservation:
+        picked = TASK_ROWS.pick(
+            task_source,
+            task_index,
+            self.rng,
+            "task",
+            task=task not in (None, DEFAULT_TASK),  # the form sends the default as it stands
+            setup=setup,
+            verify=verify,
+            setup_scripts=setup_scripts,
+            verify_scripts=verify_scripts,
+        )
+        if picked is not None:
+            task = row_task(picked)
         self._close_shell()
         self._state = self._fresh_state(episode_id)
+        self._state.task_source = picked.source if picked else None
+        self._state.task_index = picked.index if picked else None
+        if setup or verify or setup_scripts or verify_scripts or task == "free":
+            task = None if task in (DEFAULT_TASK, "free") else task  # their own task instead
         self._task = TASKS[task] if task else None
         self._prepared = self._task.prepare(self.rng) if self._task else None
         self._max_steps = max_steps

@@ -17,7 +17,10 @@ step. Rewards are TextArena's for player 0: given when the episode ends (1 win, 
 draw; single-player games give 1 for a win or their completion score), 0.0 before.
 
 Reset options: ``env_id`` (the game), ``opponent`` (two-player games), and ``seed``: the same
-seed replays the same game move for move, however many sessions run at once.
+seed replays the same game move for move, however many sessions run at once. Or
+``task_source`` (a task file such as the shipped ``games.jsonl``, or a dataset) and
+``task_index`` (its row; none: the seed picks one): a row names the game, and may fix its seed,
+its secret word and the opponent (``task_rows.py``).
 """
 
 from __future__ import annotations
@@ -39,14 +42,32 @@ from textarena_env.server.games import GAMES, GameId, build, unwrapped
 from textarena_env.server.legal import legal_actions
 from textarena_env.server.offline import SessionRandom, missing_data
 from textarena_env.server.opponents import MOVERS, Opponent
+from textarena_env.server.task_rows import TASK_ROWS, plant_secret, row_env_id, row_game
 
 GAME_ID = -1
 MAX_STEPS = 300  # a cap on agent steps per episode: bounds the text every observation carries
 CAPTION_CHARS = 240
+DEFAULT_GAME = "Wordle-v0"
+TaskSource, TaskRow = TASK_ROWS.options()
 
 
 class TextArenaEnvironment(Environment[TextArenaAction, TextArenaObservation, TextArenaState]):
     """One TextArena game per session."""
+
+    how_to_play = (
+        "Play the word or board game shown: click the board or type your move in the box "
+        "and press Send."
+    )
+
+    # The playground's "you play" for the two-player games, player 0's then player 1's, as
+    # their boards draw them (boards.py); the other games are one player's.
+    SIDES = {"TicTacToe-v0": ("O", "X"), "ConnectFour-v0": ("Red (X)", "Yellow (O)")}
+
+    @classmethod
+    def sides_for(cls, options: dict[str, Any]) -> tuple[str, str] | None:
+        """The sides of the game the reset options pick (``None``: a game of one player)."""
+        game = row_env_id(options) or options.get("env_id") or DEFAULT_GAME
+        return cls.SIDES.get(str(game))
 
     def __init__(self) -> None:
         self._state = TextArenaState()
@@ -61,19 +82,30 @@ class TextArenaEnvironment(Environment[TextArenaAction, TextArenaObservation, Te
         self,
         seed: int | None = None,
         episode_id: str | None = None,
-        env_id: GameId = "Wordle-v0",
+        env_id: GameId = DEFAULT_GAME,
         opponent: Opponent = "heuristic",
+        task_source: TaskSource = None,
+        task_index: TaskRow = None,
     ) -> TextArenaObservation:
+        picked = TASK_ROWS.pick(
+            task_source, task_index, self.rng, "game", env_id=env_id != DEFAULT_GAME
+        )
+        row = row_game(picked) if picked is not None else None
+        if row is not None:
+            env_id, opponent = row.env_id, row.opponent or opponent
+        seed = row.seed if row is not None and row.seed is not None else self.seed
         spec = GAMES.get(env_id)
         if spec is None:
             raise InvalidAction(f"env_id {env_id!r} is not offered; pick one of {', '.join(GAMES)}")
         problem = missing_data(spec.data)
         if problem is not None:
             raise InvalidAction(f"{env_id} cannot start: {problem}")
-        self._random = SessionRandom(self.seed)
+        self._random = SessionRandom(seed)
         with self._random.active():
             game = build(env_id)
-            game.reset(num_players=spec.players, seed=self.seed)
+            if row is not None:
+                plant_secret(game, row)
+            game.reset(num_players=spec.players, seed=seed)
         self._game, self._opponent = game, opponent
         self._log, self._text, self._prompt = [], "", ""
         self._read()
@@ -82,6 +114,8 @@ class TextArenaEnvironment(Environment[TextArenaAction, TextArenaObservation, Te
             env_id=env_id,
             num_players=spec.players,
             max_turns=getattr(game.state, "max_turns", None),
+            task_source=picked.source if picked is not None else None,
+            task_index=picked.index if picked is not None else None,
         )
         self._state.raw_state = self._snapshot()
         return self._observe({}, 0.0, False)

@@ -51,6 +51,17 @@ def _check_options(width, height, wind, init_sources) -> None:
 
 
 class WildfireEnvironment(Environment[WildfireAction, WildfireObservation, WildfireState]):
+    how_to_play = (
+        "Stop the fire spreading: drop water on burning cells or cut firebreaks downwind, "
+        "within your budget; ⏳ Wait lets it spread one tick."
+    )
+    legend = {
+        "#2e7d32": "forest",
+        "#ff6e00": "burning",
+        "#464646": "ash",
+        "#8b5a2b": "firebreak",
+        "#4678e6": "damp (watered)",
+    }
     render_fps = 4  # frames per second of its autoplay and videos
 
     def __init__(self) -> None:

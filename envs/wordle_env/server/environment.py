@@ -51,6 +51,16 @@ WIDTH = 7
 class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState]):
     """Wordle; one instance per session."""
 
+    how_to_play = (
+        "Guess the five-letter word: type it on the board and press Enter. Green: right "
+        "place; yellow: elsewhere in the word; grey: not in it."
+    )
+    legend = {
+        "#6aaa64": "right place",
+        "#c9b458": "elsewhere",
+        "#787c7e": "not in the word",
+    }
+
     render_fps = 1  # frames per second of its autoplay and videos
 
     def __init__(self) -> None:
