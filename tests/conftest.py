@@ -97,6 +97,14 @@ def run_cli(
     )
 
 
+def unfold(page, panel: str, inside: str) -> None:
+    """Open the playground's folded panel ``panel`` ("oe-options": Reset options, "oe-autoplay",
+    "oe-dev": Developer) unless ``inside`` (a selector of its content) is drawn already."""
+    if page.locator(inside).count() == 0:
+        page.click(f"#{panel} > button.label-wrap")
+    page.wait_for_selector(inside)
+
+
 def step_down_in_the_playground(page) -> None:
     """Click the grid world's Down button; the playground counts one step, the agent moves."""
     page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
@@ -139,9 +147,49 @@ def echo_production_server() -> Iterator[str]:
         yield url
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run browser tests last: Playwright's sync API keeps an event loop running in the main
-    thread while it is active, which pytest-asyncio tests cannot share."""
+# The suite in two halves that run side by side (tests/run.sh: `--lane 1` and `--lane 2`, two
+# pytest processes): lane 1 is the browser tests and every test that starts Docker containers
+# (both mostly waiting on other processes: Chromium, servers, containers), lane 2 everything
+# else. The container tests run first in lane 1, never beside a browser test: a container's
+# network coming or going makes Chromium drop its requests (net::ERR_NETWORK_CHANGED).
+LANE_1_MODULES = (
+    "test_ref_validate_packages.py",
+    "test_docker_lane.py",
+    "test_docker_provider.py",
+    "test_env_tbench2.py",
+    "test_runtime_errors.py",
+    "test_validation_docker.py",
+    "test_harbor_docker.py",
+    "test_harbor_npm_harnesses.py",  # coding agents in sandboxes: minutes spent waiting on them
+    "test_harbor_training.py",
+    "test_pool_ray.py",  # a Ray cluster of local nodes: mostly waiting on its processes
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--lane",
+        choices=("1", "2"),
+        default=None,
+        help="run one half of the suite: 1, the browser tests and the Docker package lane; "
+        "2, the rest (tests/run.sh runs both side by side)",
+    )
+
+
+def _lane(item: pytest.Item) -> str:
+    in_browser = "browser" in getattr(item, "fixturenames", ())
+    return "1" if in_browser or item.path.name in LANE_1_MODULES else "2"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the asked lane's tests (``--lane``), and run browser tests last: Playwright's sync
+    API keeps an event loop running in the main thread while it is active, which
+    pytest-asyncio tests cannot share."""
+    lane = config.getoption("--lane")
+    if lane is not None:
+        kept = [item for item in items if _lane(item) == lane]
+        config.hook.pytest_deselected(items=[item for item in items if _lane(item) != lane])
+        items[:] = kept
     items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
 
 
@@ -192,4 +240,9 @@ def page(browser):
     pg.console_errors = errors  # type: ignore[attr-defined]
     pg.external_requests = external  # type: ignore[attr-defined]
     yield pg
+    # Leave the page as a visitor closing the tab does (pagehide frees its playground session
+    # at once; Playwright's close() fires no unload events, which leaves it to Gradio's
+    # heartbeat, half a minute later).
+    with contextlib.suppress(Exception):
+        pg.goto("about:blank", timeout=10_000)
     context.close()

@@ -21,6 +21,7 @@ from grid_world_env.server.environment import GridWorldEnvironment
 from PIL import Image
 
 from openenv.core.views import Frame, Svg, Text
+from openenv.validation.verdict import read_verdict
 from openenv.web.drawing import to_thumbnail
 
 MISSING_EXTRA_APP = """\
@@ -66,6 +67,16 @@ def test_landing_page_has_a_card_per_env_with_its_playground_link(catalog: str) 
     assert "<li>tutorial</li>" in text
     assert 'href="envs/grid_world/web/"' in text and "Open playground" in text
     assert 'src="thumbs/grid_world.png"' in text
+    # the verdict it ships (validation/verdict.json), on the card and in the playground's header
+    shipped = read_verdict(ROOT / "envs" / "grid_world_env")
+    assert shipped is not None  # (no README: a layout warning)
+    assert f'<p class="verdict {shipped.verdict}"' in text and shipped.label in text
+    assert "openenv validate (RFC 008), level semantic" in text
+    assert f"oe-verdict-{shipped.verdict}" in httpx.get(catalog + "/envs/grid_world/web/").text
+    fancy = re.search(
+        r'<article class="card unavailable" data-name="fancy".*?</article>', html, re.S
+    )
+    assert fancy and 'class="verdict' not in fancy.group(0)  # ships none: no badge
 
 
 def test_an_env_with_a_missing_extra_is_listed_with_its_install_command(catalog: str) -> None:

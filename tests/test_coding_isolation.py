@@ -4,10 +4,11 @@ gets a uid of its own) or as a normal user (sandboxes share the server's uid).
 One script plays a server: it starts sandboxes, runs attacks in them and checks the host from
 outside, then prints a JSON report. It runs twice: as root, and as a throwaway uid that is not
 root (a copy of the sandbox modules, which need nothing but the standard library, and an
-interpreter every user may run). The tests assert on the reports: writing 200 MiB to ``/tmp`` or
-``/dev/shm`` ends in ``ENOSPC`` and leaves nothing on the host; what a sandbox wrote there is
-gone when it closes; it can neither signal the server nor another session's processes, nor
-write into another session's directory or anywhere else on the host's filesystems.
+interpreter every user may run). The tests assert on the reports: writing 200 MiB to ``/tmp``
+or ``/dev/shm`` (one disk of 64 MiB) ends in ``ENOSPC`` and leaves nothing on the host; what a
+sandbox wrote there is gone when it closes; it can neither signal the server nor another
+session's processes, nor write into another session's directory or anywhere else on the host's
+filesystems.
 
 (Over 400 lines: the server script, the attacks it runs and the assertions on its report are
 one test, kept in one file.)
@@ -33,8 +34,16 @@ from openenv.sandbox import isolation as isolation_module
 from openenv.sandbox.sandbox import SandboxLimits
 
 SERVER_DIR = Path(isolation_module.__file__).parent
-MODULES = ("isolation.py", "launcher.py", "runner.py", "sandbox.py")
-TMP_MB = 64
+MODULES = (
+    "cgroups.py",
+    "isolation.py",
+    "launcher.py",
+    "limits.py",
+    "processes.py",
+    "runner.py",
+    "sandbox.py",
+)
+DISK_MB = 64
 MIB = 2**20
 
 SERVER = r"""
@@ -42,8 +51,10 @@ import errno, json, os, signal, sys
 from openenv.sandbox.isolation import SandboxUnavailable, isolation
 from openenv.sandbox.sandbox import Sandbox, SandboxLimits
 
-token, host_dir = sys.argv[1], sys.argv[2]
-LIMITS = SandboxLimits(timeout_s=60, cpu_s=30, memory_mb=256, file_size_mb=512, processes=16)
+token, host_dir, DISK_MB = sys.argv[1], sys.argv[2], int(sys.argv[3])
+LIMITS = SandboxLimits(
+    timeout_s=60, cpu_s=30, memory_mb=256, file_size_mb=512, processes=16, disk_mb=DISK_MB
+)
 report = {"uid": os.getuid(), "server_pid": os.getpid()}
 try:
     report["isolation"] = list(vars(isolation()).values())
@@ -75,7 +86,7 @@ def children(pid):
 
 def processes(sandbox):
     # the launcher (the server's child), PID 1 of the sandbox's namespace, the interpreter
-    launcher = sandbox._proc.pid
+    launcher = sandbox._live.proc.pid
     init = children(launcher)[0]
     return {"launcher": launcher, "init": init, "interpreter": children(init)[0]}
 
@@ -117,6 +128,7 @@ def fill(path):
         return [written, err(exc)]
     finally:
         os.close(fd)
+        os.unlink(path)  # /tmp and /dev/shm share the disk: empty it for the next one
     return [written, None]
 print(json.dumps({path: fill(path) for path in PATHS}))
 '''
@@ -244,7 +256,7 @@ def run_server(python: str, uid: int | None, home: str) -> dict:
         if uid is not None:
             os.chown(host_dir, uid, uid)
         result = subprocess.run(
-            [python, "-I", str(server), token, host_dir],
+            [python, "-I", str(server), token, host_dir, str(DISK_MB)],
             user=uid,
             group=uid,
             extra_groups=[] if uid is not None else None,
@@ -312,7 +324,7 @@ def test_filling_tmp_and_dev_shm_ends_at_their_size_and_leaves_nothing_on_the_ho
 ) -> None:
     for path, (written, error) in report["fill"].items():
         assert error == "ENOSPC", path
-        assert TMP_MB * MIB * 0.9 <= written <= TMP_MB * MIB, path
+        assert DISK_MB * MIB * 0.9 <= written <= DISK_MB * MIB, path
     assert report["fill_on_host"] == [False, False]
 
 
@@ -397,12 +409,44 @@ def test_where_no_namespace_can_be_made_no_code_runs_unless_the_operator_opted_o
     assert "CODING_ALLOW_UNISOLATED=on: coding_env runs code without namespaces" in result.stderr
 
 
-def test_tmp_size_and_the_opt_out_are_read_from_the_environment() -> None:
-    assert SandboxLimits.from_env({}).tmp_mb == TMP_MB
-    assert SandboxLimits.from_env({"CODING_TMP_MB": "8"}).tmp_mb == 8
+def test_disk_size_and_the_opt_out_are_read_from_the_environment() -> None:
+    assert SandboxLimits.from_env({}).disk_mb == 256
+    assert SandboxLimits.from_env({"CODING_DISK_MB": "8"}).disk_mb == 8
+    assert SandboxLimits.from_env({"CODING_TMP_MB": "8"}).disk_mb == 8  # its older name
     assert SandboxLimits.from_env({}).allow_unisolated is False
     assert SandboxLimits.from_env({"CODING_ALLOW_UNISOLATED": "on"}).allow_unisolated is True
     with pytest.raises(ValueError, match="CODING_ALLOW_UNISOLATED must be 'off'"):
         SandboxLimits.from_env({"CODING_ALLOW_UNISOLATED": "1"})
-    with pytest.raises(ValueError, match="tmp_mb must be at least 1"):
-        SandboxLimits.from_env({"CODING_TMP_MB": "0"})  # tmpfs would read 0 as "no limit"
+    with pytest.raises(ValueError, match="disk_mb must be at least 1"):
+        SandboxLimits.from_env({"CODING_DISK_MB": "0"})  # tmpfs would read 0 as "no limit"
+
+
+SPAWN_WITH_FILES_UNISOLATED = """
+import time
+from openenv.sandbox.sandbox import Sandbox, SandboxLimits
+box = Sandbox(SandboxLimits(memory_mb=256, allow_unisolated=True))
+workdir = box.prepare()
+box.spawn(
+    [box.python, "-c", "import shutil; shutil.copy('given.txt', 'seen.txt')"],
+    files={"given.txt": b"a connection file"},
+)
+deadline = time.monotonic() + 60
+while box.alive and time.monotonic() < deadline:
+    time.sleep(0.05)
+print(open(box.host_path("seen.txt")).read())
+box.close()
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="lowering a namespace limit needs root")
+def test_a_spawned_program_gets_its_files_where_no_namespace_can_be_made() -> None:
+    """jupyter_env's kernel reads its connection file at start: without namespaces (a hardened
+    container, CODING_ALLOW_UNISOLATED=on) the file must be there too."""
+    result = subprocess.run(
+        [sys.executable, "-c", IN_A_NAMESPACE_WITHOUT_MNTNS, SPAWN_WITH_FILES_UNISOLATED],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "a connection file"

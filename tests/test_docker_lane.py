@@ -8,7 +8,6 @@ offline). Without them every test here is reported as skipped with the reason
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -22,36 +21,19 @@ import pytest
 from grid_world_env import GridWorldAction, GridWorldEnv
 
 from openenv.runtime import ProviderError
+from tests.docker.lane import engine_with
 
 ROOT = Path(__file__).resolve().parent.parent
-LANE_ENV = "OPENENV_DOCKER_LANE"
 BASE_IMAGE = "python:3.11-slim"  # what the Space Dockerfile of `openenv build` starts FROM
 TAG = "openenv-lane/grid-world-env:test"
 ROUTE = ["DOWN"] * 4 + ["RIGHT"] * 4
 API_ONLY = {"ENABLE_WEB_INTERFACE": "0"}  # the playground is not under test: start faster
 
 
-def lane_not_run(reason: str) -> None:
-    message = f"DOCKER LANE NOT RUN: {reason}"
-    if "setup_engine.sh" not in reason:
-        message += " Set it up with `bash tests/docker/setup_engine.sh`."
-    if os.environ.get(LANE_ENV) == "required":
-        pytest.fail(f"{message} ({LANE_ENV}=required)", pytrace=False)
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def engine() -> Any:
     """The Docker engine, or the whole module reported as not run (or failed when required)."""
-    from openenv.runtime.docker_provider import docker_client
-
-    try:
-        client = docker_client()
-    except ProviderError as exc:
-        lane_not_run(str(exc))
-    if not client.images.list(name=BASE_IMAGE):
-        lane_not_run(f"the base image {BASE_IMAGE} is not on the engine (no registry here).")
-    return client
+    return engine_with(BASE_IMAGE)
 
 
 @pytest.fixture(scope="module")

@@ -231,3 +231,37 @@ def test_the_combat_refusal_reaches_a_client_and_the_server_keeps_serving(env):
         env.reset(game_name="combat")
     assert err.value.server_code == "VALIDATION_ERROR"
     assert env.reset(seed=0).observation.action_meanings == PONG_ACTIONS
+
+
+def test_the_pong_oracle_wins_the_first_points_and_its_search_leaves_the_game_untouched():
+    from atari_env.server.oracle import ORACLE
+
+    local = AtariEnvironment()
+    obs = local.reset(seed=0, **ORACLE.reset_options)
+    ale = local._ale
+    before = (ale.getFrameNumber(), ale.getEpisodeFrameNumber(), ale.getRAM().copy())
+    first = ORACLE.act(local, obs)  # plans the first point on a copy of the emulator
+    assert first is not None and 0 <= first["action_id"] < 6
+    assert (ale.getFrameNumber(), ale.getEpisodeFrameNumber()) == before[:2]
+    assert np.array_equal(ale.getRAM(), before[2])
+    points = []
+    action = first
+    while len(points) < 3:
+        obs = local.step(AtariAction(**action))
+        if obs.reward:
+            points.append(obs.reward)
+        action = ORACLE.act(local, obs)
+    assert points == [1.0, 1.0, 1.0] and not obs.done
+    local.close()
+
+
+def test_the_oracle_declares_pong_only_and_claims_no_score_for_another_game():
+    from atari_env.server.oracle import ORACLE, SOLVED
+
+    assert SOLVED == ("pong",) and ORACLE.reset_options["game_name"] == "pong"
+    assert "Pong" in ORACLE.scope and "no declared score range" in ORACLE.scope
+    local = AtariEnvironment()
+    obs = local.reset(seed=0, **{**ORACLE.reset_options, "game_name": "breakout"})
+    with pytest.raises(ValueError, match="solves pong only, not 'breakout'"):
+        ORACLE.act(local, obs)
+    local.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from conftest import unfold
 
 from tests.conftest import ROOT, serve
 
@@ -59,6 +60,7 @@ def wait_steps(page, n: int) -> None:
 
 
 def guess(page, word: str) -> None:
+    unfold(page, "oe-dev", "#oe-field-guess")
     page.fill("#oe-field-guess input, #oe-field-guess textarea", word)
     page.click("#oe-step")
 

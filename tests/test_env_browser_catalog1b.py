@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
+from conftest import unfold
 
 from tests.conftest import serve
 
@@ -18,7 +19,7 @@ VIEW = "#oe-stage .oe-view"
 DRAWINGS = {  # what each env's view is drawn as
     "chess": f"{VIEW} .oe-svg svg",
     "wildfire": f"{VIEW} img.oe-frame",
-    "openspiel": f"{VIEW} pre.oe-text",
+    "openspiel": f"{VIEW} .oe-board",
     "reasoning_gym": f"{VIEW} pre.oe-text",
 }
 EXTRAS = {"openspiel": "pyspiel", "reasoning_gym": "reasoning_gym"}
@@ -45,6 +46,7 @@ def open_playground(page, name: str, url: str) -> str:
 def act(page, name: str) -> None:
     """One step the way a visitor takes it."""
     if name == "reasoning_gym":
+        unfold(page, "oe-dev", "#oe-field-answer")
         page.fill("#oe-field-answer input, #oe-field-answer textarea", "12")
         page.click("#oe-step")
     elif name == "openspiel":
@@ -57,6 +59,7 @@ def refuse_a_typed_illegal_move(page) -> None:
     """Chess: moves are labelled in SAN; a typed illegal move is refused and nothing moves."""
     labels = page.locator("#oe-stage .oe-act").all_inner_texts()
     assert len(labels) == 20 and any(label.startswith("N") for label in labels)
+    unfold(page, "oe-dev", "#oe-field-move")
     page.fill("#oe-field-move input, #oe-field-move textarea", "e9e9")
     page.click("#oe-step")
     page.wait_for_selector("#oe-stage .oe-msg-error, .oe-form-msg:has-text('illegal')")
@@ -78,7 +81,7 @@ def test_a_step_in_the_playground_changes_the_drawing(page, playground):
     assert after != before
     text = page.inner_text(VIEW)
     if name == "openspiel":
-        assert "P0 x(1,1)" in text
+        assert "✕" in text  # the X played in the centre, drawn on the board
     if name == "reasoning_gym":
         assert "Your answer: 12" in text and "Score:" in text
     assert page.console_errors == []

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from conftest import unfold
+from stagewait import click_reset
 
 pytest.importorskip("ale_py", reason="the atari extra is not installed")
 
@@ -64,6 +66,7 @@ def test_the_game_is_picked_from_a_drop_down_of_the_playable_games(page, pong):
     page.goto(pong + "/web/")
     page.wait_for_selector("#oe-stage .oe-stage[data-steps='0']")
     page.wait_for_function("() => window.openenvPlayground && window.openenvPlayground.play")
+    unfold(page, "oe-options", "#oe-opt-game_name")
     page.click("#oe-opt-game_name input")
     page.keyboard.type("break")  # typing filters the list
     options = page.locator("ul[role='listbox'] li")
@@ -71,7 +74,7 @@ def test_the_game_is_picked_from_a_drop_down_of_the_playable_games(page, pong):
     assert options.all_inner_texts() == ["breakout"]
     options.first.click()
     before = frame_src(page)
-    page.click("#oe-reset")
+    click_reset(page)
     # Breakout's minimal action set has 4 buttons (Pong's has 6), and its screen is drawn.
     buttons = "#oe-stage button.oe-act"
     page.wait_for_function(f"() => document.querySelectorAll({buttons!r}).length == 4")

@@ -4,6 +4,7 @@ shows in the transcript; a clone and an edit show in the working tree and `git l
 from __future__ import annotations
 
 import pytest
+from conftest import unfold
 
 from tests.conftest import serve
 
@@ -58,6 +59,7 @@ def test_a_clone_and_an_edit_show_in_the_working_tree_and_the_log(page, git_url)
     view = page.inner_text("#oe-stage .oe-view")
     assert "~/calculator  ·  branch main" in view
     assert "Add divide and average" in view and "calc.py" in view
+    unfold(page, "oe-dev", "#oe-field-action_type")
     page.click("#oe-field-action_type label:has-text('run_command')")
     page.fill("#oe-field-command textarea", "echo hello > NEW.md && git add NEW.md")
     page.fill("#oe-field-working_dir textarea", "calculator")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import unfold
+from stagewait import click_reset
 
 from tests.conftest import serve
 
@@ -21,10 +23,11 @@ def textarena():
 
 
 def pick_game(page, env_id: str) -> None:
+    unfold(page, "oe-options", "#oe-opt-env_id")
     page.click("#oe-opt-env_id input")
     exact = re.compile(rf"^(✓\s*)?{re.escape(env_id)}$")  # the chosen one carries a tick
     page.locator("ul[role='listbox'] li").filter(has_text=exact).first.click()
-    page.click("#oe-reset")
+    click_reset(page)
 
 
 def test_a_click_on_a_minesweeper_cell_reveals_it(page, textarena):
@@ -54,4 +57,26 @@ def test_tic_tac_toe_squares_are_clicked_and_the_opponent_replies(page, textaren
     page.wait_for_function(f"() => document.querySelectorAll({free!r}).length == 7")
     text = page.inner_text(BOARD)
     assert "O" in text and "X" in text
+    assert page.console_errors == []
+
+
+def test_the_task_picker_plays_a_row_and_is_cleared_back_to_none(page, textarena):
+    """Reset options: games.jsonl's row 9 (Tic-Tac-Toe), then "(none)" and a blank row: the
+    default game again, on the same page."""
+    page.set_default_timeout(60_000)
+    page.goto(textarena + "/web/")
+    page.wait_for_selector(f"{STAGE}[data-steps='0']")
+    unfold(page, "oe-options", "#oe-opt-task_source")
+    source = page.locator("#oe-opt-task_source")
+    assert source.get_by_label("(none)").is_checked()
+    source.get_by_label("games.jsonl").check()
+    page.fill("#oe-opt-task_index :is(input, textarea)", "9")
+    click_reset(page)
+    free = f"{BOARD} button.oe-cell-act"
+    page.wait_for_function(f"() => document.querySelectorAll({free!r}).length == 9")
+    source.get_by_label("(none)").check()
+    page.fill("#oe-opt-task_index :is(input, textarea)", "")
+    click_reset(page)
+    page.wait_for_function(f"() => document.querySelectorAll({free!r}).length == 0")
+    assert "elsewhere in the word" in page.inner_text(STAGE)  # Wordle's legend
     assert page.console_errors == []

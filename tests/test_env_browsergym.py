@@ -219,3 +219,27 @@ def test_a_session_stuck_in_the_browser_does_not_hold_up_another(environment):
         release.set()
         other.close()
     assert stuck.result(30)
+
+
+def test_the_oracle_types_the_goal_word_and_submits_where_clicks_alone_score_nothing():
+    from browsergym_env.server.environment import BrowserGymEnvironment
+    from browsergym_env.server.oracle import ORACLE
+
+    from openenv.validation.play import null_chooser, oracle_chooser, play, random_chooser
+
+    local = BrowserGymEnvironment()
+    options = dict(ORACLE.reset_options)
+    try:
+        best = play(local, "oracle", "oracle", oracle_chooser(ORACLE), seed=3, options=options,
+                    budget=ORACLE.max_steps)  # fmt: skip
+        clicks = play(local, "random", "random", random_chooser(ORACLE, 3), seed=3,
+                      options=options, budget=ORACLE.max_steps)  # fmt: skip
+        idle = play(local, "null", "null", null_chooser(ORACLE), seed=3, options=options,
+                    budget=ORACLE.max_steps)  # fmt: skip
+    finally:
+        local.close()
+    assert best.error is None and best.done
+    assert [s.action["action_str"].split("(")[0] for s in best.steps] == ["fill", "click"]
+    assert best.rewards[-1] == 1.0 and ORACLE.score_episode(best) == 1.0
+    assert ORACLE.score_episode(clicks) == 0.0 and ORACLE.score_episode(idle) == 0.0
+    assert all(s.action["action_str"].startswith("click(") for s in clicks.steps + idle.steps)

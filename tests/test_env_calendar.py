@@ -15,7 +15,7 @@ from websockets.sync.client import connect
 
 from openenv.core import ClientError, Svg
 from openenv.core.errors import ToolCallError
-from openenv.testing import check_env
+from openenv.testing import check_env, check_task_source
 from tests.conftest import env_fixtures
 
 url, env = env_fixtures("calendar_env.server.app:app", CalendarEnv)
@@ -349,3 +349,37 @@ def test_the_week_view_shows_a_new_event_and_escapes_its_title():
     )
     after = env.render().markup
     assert after != before.markup and "&lt;script&gt;" in after and "<script>" not in after
+
+
+# -- tasks from rows of a task file (task_source / task_index) ------------------------------
+
+
+def test_a_row_of_the_shipped_task_file_plays_the_task_it_names(env):
+    first = env.reset(seed=1, task_source="starter.jsonl", task_index=1)
+    assert first.observation.task == "move_clash"
+    state = env.state()
+    assert (state.task, state.task_source, state.task_index) == ("move_clash", "starter.jsonl", 1)
+    move(Agent(env))
+    assert env.state().solved
+
+
+BAD_ROWS = [  # each refused naming the row, with these words
+    ({"task": "plan_party"}, r"row 0 of bad.jsonl: no task 'plan_party'; tasks: schedule"),
+    ({"task": 3}, r"row 0 of bad.jsonl: Input should be a valid string"),
+    ({"task": "t" * 65}, r"row 0 of bad.jsonl: String should have at most 64"),
+    ({"prompt": "Book a room"}, r"has no column for 'task'"),
+]
+
+
+def test_the_shipped_task_file_keeps_the_task_source_contract():
+    from calendar_env.server.environment import TASK_ROWS, row_task
+
+    check_task_source(
+        CalendarEnvironment,
+        TASK_ROWS,
+        rows=3,
+        gives="task",
+        replaced={"task": "move_clash"},
+        read=row_task,
+        bad_rows=BAD_ROWS,
+    )

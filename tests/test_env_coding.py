@@ -74,13 +74,17 @@ def test_long_output_is_cut_with_a_note() -> None:
     assert obs.stdout.startswith("y" * 100) and "more bytes of output not shown" in obs.stdout
 
 
-def test_each_episode_works_in_a_private_directory_removed_at_close() -> None:
+def test_each_episode_works_in_a_private_directory_gone_at_close() -> None:
     environment = CodingEnvironment(LIMITS)
     environment.reset()
-    cwd = environment.step(CodeAction(code="import os; print(os.getcwd())")).stdout.strip()
-    assert os.path.isdir(cwd) and oct(os.stat(cwd).st_mode & 0o777) == "0o700"
+    code = "import os; print(os.getcwd(), oct(os.stat('.').st_mode & 0o777))"
+    cwd, mode = environment.step(CodeAction(code=code)).stdout.split()
+    assert mode == "0o700"
+    assert not os.path.exists(cwd)  # on the sandbox's own disk, not the host's
+    seen_from_server = environment._sandbox.host_path("")
+    assert os.path.isdir(seen_from_server)
     environment.close()
-    assert not os.path.exists(cwd)
+    assert not os.path.exists(seen_from_server)
 
 
 def test_render_shows_the_last_output(env: CodingEnvironment) -> None:

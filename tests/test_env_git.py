@@ -18,7 +18,7 @@ from git_env.server.repos import CALC_V2
 from git_env.server.store import shared_store
 from websockets.sync.client import connect
 
-from openenv.testing import check_env
+from openenv.testing import check_env, check_task_source
 from tests.servers import env_fixtures
 
 url, env = env_fixtures("git_env.server.app:app", GitEnv)
@@ -163,3 +163,43 @@ def test_a_session_cannot_see_another_sessions_workspace(url) -> None:
         assert not environ.success
         server = act(b, action_type="run_command", command=f"cat /proc/{os.getpid()}/environ")
         assert not server.success and "PATH=" not in server.output
+
+
+# -- tasks from rows of a task file (task_source / task_index) ------------------------------
+
+
+def test_a_row_of_the_shipped_task_file_plays_the_task_it_names(env) -> None:
+    first = env.reset(task_source="starter.jsonl", task_index=0)
+    assert "Workspace: ~/calculator" in first.observation.output
+    state = env.state()
+    assert (state.task_id, state.task_source, state.task_index) == (
+        "fix_failing_test",
+        "starter.jsonl",
+        0,
+    )
+    act(env, action_type="write_file", path="calc.py", content=FIXED, working_dir="calculator")
+    assert git(env, "commit -am 'Fix average'", "calculator").success
+    done = env.step(GitAction(action_type="submit"))  # the task's own checker scores
+    assert done.done and done.reward == 1.0
+
+
+BAD_ROWS = [  # each refused naming the row, with these words
+    ({"task_id": "rm_rf"}, r"row 0 of bad.jsonl: no task 'rm_rf'; tasks: fix_failing_test"),
+    ({"task_id": 3}, r"row 0 of bad.jsonl: Input should be a valid string"),
+    ({"task_id": "t" * 65}, r"row 0 of bad.jsonl: String should have at most 64"),
+    ({"command": "git push --force"}, r"has no column for 'task_id'"),
+]
+
+
+def test_the_shipped_task_file_keeps_the_task_source_contract():
+    from git_env.server.environment import TASK_ROWS, row_task
+
+    check_task_source(
+        GitEnvironment,
+        TASK_ROWS,
+        rows=3,
+        gives="task",
+        replaced={"task_id": "revert_commit"},
+        read=row_task,
+        bad_rows=BAD_ROWS,
+    )

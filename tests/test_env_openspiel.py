@@ -114,7 +114,7 @@ def test_the_same_seed_replays_random_opponents(env):
     assert episode() == episode()
 
 
-def test_text_view_and_buttons_with_number_keys():
+def test_a_board_of_clickable_cells_and_buttons_with_number_keys():
     from openspiel_env.server.environment import OpenSpielEnvironment
 
     env = OpenSpielEnvironment()
@@ -122,10 +122,20 @@ def test_text_view_and_buttons_with_number_keys():
     choices = env.legal_actions()
     assert [c.key for c in choices] == [str(i) for i in range(1, 10)]
     assert choices[4].label == "x(1,1)" and choices[4].action == {"action_id": 4}
-    before = env.render().text
-    env.step(OpenSpielAction(action_id=4))
-    after = env.render().text
-    assert after != before and ".x." in after and "P0 x(1,1)" in after
+    before = env.render()
+    assert before.shape == (3, 3) and before.cell_action(1, 1) == {"action_id": 4}
+    env.step(OpenSpielAction(**before.cell_action(1, 1)))
+    after = env.render()
+    assert after.rows[1][1].glyph == "✕" and after.rows[1][1].action is None  # taken
+    assert after.cell_action(0, 0) == {"action_id": 0}  # the second player's turn, clickable
+
+
+def test_games_without_a_board_keep_their_text():
+    from openspiel_env.server.environment import OpenSpielEnvironment
+
+    env = OpenSpielEnvironment()
+    env.reset(seed=0, game_name="goofspiel")
+    assert "goofspiel" in env.render().text
 
 
 def test_check_env_passes_for_the_featured_games():

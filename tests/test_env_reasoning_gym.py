@@ -10,7 +10,7 @@ import reasoning_gym
 from reasoning_gym_env import ReasoningGymAction, ReasoningGymEnv
 
 from openenv.core import ClientError
-from openenv.testing import check_env
+from openenv.testing import check_env, check_task_source, played_in_state
 from tests.conftest import env_fixtures
 
 url, env = env_fixtures("reasoning_gym_env.server.app:app", ReasoningGymEnv)
@@ -116,3 +116,122 @@ def test_the_reward_is_the_weighted_sum_of_its_components_over_seeded_episodes(e
         assert meta["reward_components"] == {"correctness": result.observation.score}
         assert meta["reward_weights"] == {"correctness": 1.0}
         assert result.reward == pytest.approx(result.observation.score) == (1.0 if right else 0.0)
+
+
+TASK_FILE = "sample_tasks.jsonl"  # shipped in reasoning_gym_env/tasks/
+
+
+def shipped_rows() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    import reasoning_gym_env
+
+    path = Path(reasoning_gym_env.__file__).parent / "tasks" / TASK_FILE
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_task_file_row_is_played_and_scored_by_its_dataset(env):
+    rows = shipped_rows()
+    for index, row in enumerate(rows):
+        obs = env.reset(task_source=TASK_FILE, task_index=index).observation
+        assert obs.question == row["question"]
+        state = env.state()
+        assert (state.task_source, state.entry_index, state.dataset_size) == (
+            TASK_FILE,
+            index,
+            len(rows),
+        )
+        source = row.get("metadata", {}).get("source_dataset")
+        assert obs.task == (source or "task_source")
+        result = env.step(ReasoningGymAction(answer=row["answer"]))
+        assert result.done and result.reward == pytest.approx(1.0), (index, row)
+    env.reset(task_source=TASK_FILE, task_index=0)
+    assert env.step(ReasoningGymAction(answer="no idea")).reward == 0.0
+
+
+def test_a_seeded_reset_picks_the_same_row_of_a_task_file(env):
+    picks = {env.reset(seed=s, task_source=TASK_FILE).observation.question for s in range(8)}
+    assert len(picks) > 1
+    first = env.reset(seed=4, task_source=TASK_FILE).observation.question
+    assert env.reset(seed=4, task_source=TASK_FILE).observation.question == first
+
+
+def test_a_named_task_still_plays_after_a_task_file(env):
+    env.reset(seed=1, task_source=TASK_FILE)
+    assert env.reset(seed=1, task_name="leg_counting").observation.task == "leg_counting"
+
+
+def test_the_shipped_task_file_keeps_the_task_source_contract():
+    from reasoning_gym_env.server.environment import (
+        TASK_ROWS,
+        ReasoningGymEnvironment,
+        row_entry,
+    )
+
+    check_task_source(
+        ReasoningGymEnvironment,
+        TASK_ROWS,
+        rows=len(shipped_rows()),
+        gives="question",
+        replaced={"difficulty": 2, "task_config": {"size": 1}},
+        played=played_in_state(index="entry_index"),
+        read=lambda picked: row_entry(picked.task),
+    )
+
+
+def test_an_operator_directory_lets_visitors_name_its_files_and_nothing_outside(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.servers import serve
+
+    rows = [{"prompt": "What is 6 times 7?", "target": "42"}, {"prompt": "2 + 2?", "target": "4"}]
+    (tmp_path / "ops").mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "ops" / "mine.parquet")
+    (tmp_path / "outside.jsonl").write_text('{"question": "no", "answer": "no"}\n')
+    with (
+        serve(
+            "reasoning_gym_env.server.app:app", env={"OPENENV_TASK_DIR": str(tmp_path / "ops")}
+        ) as base,
+        ReasoningGymEnv(base_url=base).sync() as client,
+    ):
+        obs = client.reset(task_source="mine.parquet", task_index=0).observation
+        assert obs.question == "What is 6 times 7?" and obs.task == "task_source"
+        assert client.step(ReasoningGymAction(answer="42")).reward == pytest.approx(1.0)
+        shipped = client.reset(seed=1, task_source=TASK_FILE).observation.question
+        assert shipped in {row["question"] for row in shipped_rows()}
+        for name in ("../outside.jsonl", str(tmp_path / "outside.jsonl"), "hf://owner/tasks"):
+            with pytest.raises(ClientError) as err:
+                client.reset(task_source=name)
+            assert "OPENENV_TASK" in str(err.value), err.value
+
+
+def test_with_the_hub_allowed_a_visitor_plays_a_row_of_a_hub_dataset(tmp_path):
+    from fake_hub import fake_hub
+
+    from tests.servers import serve
+
+    rows = [
+        {"question": "Capital of France?", "answer": "Paris"},
+        {"question": "1+1?", "answer": "2"},
+    ]
+    (tmp_path / "hf").mkdir()
+    with fake_hub() as hub:
+        hub.add_dataset("owner/quiz", {"train": rows})
+        settings = {
+            "OPENENV_TASK_HUB": "1",
+            "HF_ENDPOINT": hub.url,
+            "HF_HOME": str(tmp_path / "hf"),
+        }
+        with (
+            serve("reasoning_gym_env.server.app:app", env=settings) as base,
+            ReasoningGymEnv(base_url=base).sync() as client,
+        ):
+            obs = client.reset(task_source="hf://owner/quiz", task_index=0).observation
+            assert obs.question == "Capital of France?"
+            assert client.step(ReasoningGymAction(answer="Paris")).reward == pytest.approx(1.0)
+            assert client.state().task_source == "hf://owner/quiz"
+            with pytest.raises(ClientError) as err:
+                client.reset(task_source="hf://owner/none")
+            assert "could not read the Hub dataset owner/none@train" in str(err.value)

@@ -12,6 +12,7 @@ from repl_env.server.tasks import BUILDERS
 
 from openenv.core import ClientError
 from openenv.sandbox import SandboxLimits
+from openenv.testing import check_task_source
 from tests.conftest import env_fixtures
 
 url, env = env_fixtures("repl_env.server.app:app", REPLEnv)
@@ -196,3 +197,44 @@ def test_the_playground_draws_a_transcript():
     environment.close()
     assert "# Task (sum_primes): What is the sum" in text
     assert ">>> y = 2\n... y ** 10\n1024" in text
+
+
+# -- tasks from rows of a task file (task_source / task_index) ------------------------------
+
+
+def test_a_row_of_the_shipped_task_file_plays_the_task_it_names(env):
+    first = env.reset(seed=3, task_source="starter.jsonl", task_index=1).observation
+    n = int(first.metadata["task_prompt"].rstrip("?").split()[-1])  # the seed's sum_primes
+    assert first.metadata["task_prompt"] == f"What is the sum of all prime numbers below {n}?"
+    state = env.state()
+    assert (state.task, state.task_source, state.task_index) == ("sum_primes", "starter.jsonl", 1)
+    done = run(env, f"FINAL({expected('sum_primes', 3)})")  # our task's answer scores it
+    assert done.done and done.reward == pytest.approx(1.0)
+    # context stays a reset option, held to the task as the task option is
+    with pytest.raises(ClientError, match="brings its own context"):
+        env.reset(task_source="starter.jsonl", task_index=0, context="text")
+
+
+BAD_ROWS = [  # each refused naming the row, with these words
+    ({"task": "sort"}, r"row 0 of bad.jsonl: Input should be 'free', 'word_count'"),
+    ({"task": 2}, r"row 0 of bad.jsonl: Input should be 'free'"),
+    ({"context": "a b c", "code": "print(1)"}, r"has no column for 'task'"),
+]
+
+
+def test_the_shipped_task_file_keeps_the_task_source_contract():
+    from repl_env.server.environment import TASK_ROWS, row_task
+
+    from openenv.web.forms import reset_fields
+
+    check_task_source(
+        REPLEnvironment,
+        TASK_ROWS,
+        rows=4,
+        gives="task",
+        replaced={"task": "fizzbuzz"},
+        read=row_task,
+        bad_rows=BAD_ROWS,
+    )
+    options = {spec.name for spec in reset_fields(REPLEnvironment)}
+    assert {"context", "task"} <= options  # both stay options of their own

@@ -276,3 +276,27 @@ def test_the_drawing_is_bounded_and_escapes_what_the_network_names():
     assert "<script" not in markup and "&lt;script&gt;" in markup
     assert markup.count("<circle") <= drawing.MAX_VEHICLES + 10
     assert len(markup) < 200_000
+
+
+def test_the_longest_queue_oracle_meets_the_service_level_a_fixed_time_plan_misses():
+    from sumo_rl_env.server.oracle import LIMIT_S, ORACLE
+
+    from openenv.validation.play import oracle_chooser, play
+
+    local = SumoEnvironment()
+    options = dict(ORACLE.reset_options)
+
+    def fixed_time(env, obs, i):  # the two phases in turn, 10 s each (its best period here)
+        return {"phase_id": (i // 2) % 2}
+
+    try:
+        best = play(local, "oracle", "oracle", oracle_chooser(ORACLE), seed=4, options=options,
+                    budget=ORACLE.max_steps)  # fmt: skip
+        fixed = play(local, "fixed", "fixed", fixed_time, seed=4, options=options,
+                     budget=ORACLE.max_steps)  # fmt: skip
+    finally:
+        local.close()
+    assert best.done and len(best.steps) == 200 and ORACLE.score_episode(best) == 1.0
+    waits = [s.observation["waiting_time"] for s in best.steps]
+    assert sum(waits) / len(waits) <= LIMIT_S
+    assert fixed.done and ORACLE.score_episode(fixed) < 0.7

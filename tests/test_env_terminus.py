@@ -18,7 +18,7 @@ from terminus_env import CallToolAction, TerminusEnv
 from terminus_env.server.environment import TerminusEnvironment
 
 from openenv.sandbox import SandboxLimits
-from openenv.testing import check_env
+from openenv.testing import check_env, check_task_source
 from tests.servers import env_fixtures
 
 url, env = env_fixtures("terminus_env.server.app:app", TerminusEnv)
@@ -135,18 +135,30 @@ def test_a_session_reads_neither_another_session_nor_the_server(url, monkeypatch
         assert SECRET not in peek
         assert "No such file or directory" in peek
         assert SECRET not in text(b.run("env; cat /proc/*/environ 2>/dev/null"))
-        assert os.path.isdir(theirs)  # it exists, on the host, for the other session only
+        assert not os.path.exists(theirs)  # on the other session's own disk, not the host's
 
 
 def test_the_sandbox_goes_with_its_session(url) -> None:
     with TerminusEnv(base_url=url).sync() as client:
         client.reset()
         home = real_path(client)
-        assert os.path.isdir(home)
+        assert sandbox_processes(home)  # its launcher's command line names its directory
     deadline = time.monotonic() + 60
-    while os.path.exists(home) and time.monotonic() < deadline:
+    while sandbox_processes(home) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not os.path.exists(home)
+    assert not sandbox_processes(home)
+
+
+def sandbox_processes(home: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if home.encode() in f.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
 
 
 def test_limits_hold_and_files_survive_a_killed_command() -> None:
@@ -170,3 +182,48 @@ def test_an_episode_is_cut_after_max_steps(env) -> None:
     assert not env.run("true").done
     last = env.run("true")
     assert last.done and last.observation.metadata["truncated"] is True
+
+
+# -- tasks from rows of a task file (task_source / task_index) ------------------------------
+
+
+def test_a_row_of_the_shipped_task_file_plays_the_task_it_names(env) -> None:
+    first = env.reset(seed=11, task_source="starter.jsonl", task_index=1)
+    assert first.observation.metadata["task"] == "find_error"
+    state = env.state()
+    assert (state.task, state.task_source, state.task_index) == ("find_error", "starter.jsonl", 1)
+    line = text(env.run("grep ERROR logs/app.log"))  # the task's own files
+    assert env.submit(re.search(r"req-[0-9a-f]{6}", line).group(0)).reward == 1.0
+
+
+BAD_ROWS = [  # each refused naming the row, with these words
+    ({"task": "rm_rf"}, r"row 0 of bad.jsonl: no task 'rm_rf'; tasks: hello_file"),
+    ({"task": "free"}, r"row 0 of bad.jsonl: no task 'free'"),
+    ({"task": ["hello_file"]}, r"row 0 of bad.jsonl: Input should be a valid string"),
+    ({"setup": ["echo hi"]}, r"row 0 of bad.jsonl has no column for 'task'"),
+]
+
+
+def test_the_shipped_task_file_keeps_the_task_source_contract():
+    from terminus_env.server.environment import TASK_ROWS, row_task
+
+    from openenv.core.errors import InvalidAction
+
+    check_task_source(
+        TerminusEnvironment,
+        TASK_ROWS,
+        rows=3,
+        gives="task",
+        replaced={"task": "sort_inbox", "setup": ["true"], "verify": ["true"]},
+        read=row_task,
+        bad_rows=BAD_ROWS,
+    )
+    environment = TerminusEnvironment()
+    try:
+        with pytest.raises(InvalidAction, match=r"gives the task: leave setup, verify out"):
+            environment.reset(setup=["true"], verify=["true"], task_source="starter.jsonl")
+        # The default task, as the form sends it, goes with a task_source: the row's task plays.
+        environment.reset(task="hello_file", task_source="starter.jsonl", task_index=2)
+        assert environment.state.task == "sort_inbox"
+    finally:
+        environment.close()

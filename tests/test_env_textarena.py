@@ -13,6 +13,7 @@ from textarena_env.server.games import GAME_IDS, GAMES, unwrapped
 from websockets.sync.client import connect
 
 from openenv.core import Board, ClientError, InvalidAction, Text
+from openenv.testing import check_task_source
 from tests.conftest import env_fixtures
 
 url, env = env_fixtures("textarena_env.server.app:app", TextArenaEnv)
@@ -225,3 +226,101 @@ def test_a_second_player_seat_lets_both_sides_move_in_turn():
     assert env.step(TextArenaAction(message="[4]")).current_player_id == 1  # nobody replied
     assert env.step(TextArenaAction(message="[0]")).current_player_id == 0
     assert env.render().to_text().splitlines()[:2] == ["X  ", " O "]
+
+
+# -- games from rows of a task file (task_source / task_index) ------------------------------
+
+
+def test_a_shipped_row_plays_its_game_with_its_secret_word(env):
+    first = env.reset(task_source="games.jsonl", task_index=0).observation
+    assert "You are Playing Wordle" in first.messages[0].content
+    state = env.state()
+    assert (state.env_id, state.task_source, state.task_index) == ("Wordle-v0", "games.jsonl", 0)
+    assert "secret_word" not in state.raw_state["game_state"]
+    won = say(env, "[crane]")
+    assert won.done and won.reward == 1.0
+    env.reset(task_source="games.jsonl", task_index=3)
+    assert env.state().env_id == "Hangman-v0"
+    assert say(env, "[python]").reward == 1.0
+
+
+def test_a_rows_seed_fixes_the_game_whatever_the_reset_seed_and_a_seed_picks_a_row(env):
+    grids = {
+        env.reset(seed=seed, task_source="games.jsonl", task_index=5).observation.prompt
+        + env.state().raw_state["game_state"].__repr__()
+        for seed in (1, 2)
+    }
+    assert len(grids) == 1 and env.state().env_id == "Sudoku-v0-easy"
+    picks = [env.reset(seed=9, task_source="games.jsonl") and env.state() for _ in range(2)]
+    assert picks[0].task_index == picks[1].task_index and picks[0].env_id == picks[1].env_id
+
+
+def test_a_row_picks_the_opponent_of_a_two_player_game():
+    local = TextArenaEnvironment()
+    local.reset(seed=0, task_source="games.jsonl", task_index=10)
+    assert (local.state.env_id, local._opponent) == ("ConnectFour-v0", "random")
+    sides = TextArenaEnvironment.sides_for({"task_source": "games.jsonl", "task_index": 9})
+    assert sides == ("O", "X")
+
+
+BAD_ROWS = [  # each refused naming the row, with these words
+    ({"env_id": "Chess-v9"}, r"row 0 of bad.jsonl: unknown game 'Chess-v9'; .*Wordle-v0"),
+    ({"game": "Wordle-v0", "secret": "cranes"}, r"row 0 of bad.jsonl: .*not 5 letters"),
+    ({"env_id": "Wordle-v0", "secret": "zzzzz"}, r"not in Wordle's dictionary"),
+    ({"env_id": "Hangman-v0", "secret": "two words"}, r"row 0 of bad.jsonl: String should"),
+    ({"env_id": "Sudoku-v0", "secret": "crane"}, r"Sudoku-v0 hides no word"),
+    ({"env_id": "Sudoku-v0", "seed": "7"}, r"row 0 of bad.jsonl: Input should be a valid int"),
+    ({"env_id": "Sudoku-v0", "seed": -1}, r"greater than or equal to 0"),
+    ({"env_id": "Wordle-v0", "opponent": "random"}, r"a game of one player"),
+    ({"env_id": "TicTacToe-v0", "opponent": "smart"}, r"row 0 of bad.jsonl: Input should be"),
+    ({"word": "crane"}, r"row 0 of bad.jsonl has no column for 'env_id'"),
+]
+
+
+def read_game(picked) -> None:
+    """What a reset does with a row: the game it names, its secret planted."""
+    from textarena_env.server.games import build
+    from textarena_env.server.task_rows import plant_secret, row_game
+
+    game = row_game(picked)
+    plant_secret(build(game.env_id), game)
+
+
+def test_the_shipped_task_file_keeps_the_task_source_contract():
+    from textarena_env.server.task_rows import TASK_ROWS
+
+    check_task_source(
+        TextArenaEnvironment,
+        TASK_ROWS,
+        rows=12,
+        gives="game",
+        replaced={"env_id": "Sudoku-v0"},
+        read=read_game,
+        bad_rows=BAD_ROWS,
+    )
+
+
+def test_with_the_hub_allowed_a_row_of_a_hub_dataset_is_played(tmp_path):
+    from fake_hub import fake_hub
+
+    from tests.servers import serve
+
+    rows = [{"game": "Wordle-v0", "secret_word": "tiger"}, {"game": "Chess-v9"}]
+    (tmp_path / "hf").mkdir()
+    with fake_hub() as hub:
+        hub.add_dataset("owner/games", {"train": rows})
+        settings = {
+            "OPENENV_TASK_HUB": "1",
+            "HF_ENDPOINT": hub.url,
+            "HF_HOME": str(tmp_path / "hf"),
+        }
+        with (
+            serve("textarena_env.server.app:app", env=settings) as base,
+            TextArenaEnv(base_url=base).sync() as client,
+        ):
+            client.reset(task_source="hf://owner/games", task_index=0)
+            assert client.state().task_source == "hf://owner/games"
+            assert say(client, "[tiger]").reward == 1.0
+            with pytest.raises(ClientError) as refused:
+                client.reset(task_source="hf://owner/games", task_index=1)
+            assert "row 1 of hf://owner/games: unknown game 'Chess-v9'" in refused.value.message

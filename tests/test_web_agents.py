@@ -150,3 +150,60 @@ async def test_the_chat_endpoint_gets_at_most_a_few_moves_at_once(monkeypatch):
     release.set()
     assert [m.index for m in await asyncio.gather(*calls)] == [0] * agents.MAX_CHAT_CALLS
     assert most == agents.MAX_CHAT_CALLS
+
+
+def test_the_envs_own_solver_plays_when_asked(monkeypatch):
+    """Presentation mode with no agent set up: the env's solver (the oracle its validation
+    plays) chooses each step, logged with a 🧭, and wins the episode."""
+    from grid_world_env.server.environment import GridWorldEnvironment
+
+    monkeypatch.delenv("OPENENV_AGENT", raising=False)
+    with TestClient(create_app(GridWorldEnvironment)) as client:
+        assert 'data-player=\\"solver\\"' in client.get("/web/").text  # the presentation bar
+        tab = client.post("/web/stage/open", json={}).json()["tab"]
+        for _ in range(50):
+            answer = client.post("/web/stage/autoplay", json={"tab": tab, "solver": True}).json()
+            assert answer["ok"], answer
+            if answer.get("done"):
+                break
+        labels = [s["label"] for s in steps(client, tab)]
+        assert answer.get("done") and labels and all(label.startswith("🧭 ") for label in labels)
+        controller = client.app.state.openenv.web["controller"]
+        assert controller.tabs.by_key(tab).episode.total > 0
+
+
+def test_without_a_solver_here_a_presentation_plays_random_moves(monkeypatch):
+    monkeypatch.delenv("OPENENV_AGENT", raising=False)
+    with playground(monkeypatch) as client:
+        controller = client.app.state.openenv.web["controller"]
+        monkeypatch.setitem(controller.__dict__, "solver", None)  # as for an env that ships none
+        tab = hot_seat(client)
+        answer = client.post("/web/stage/autoplay", json={"tab": tab, "solver": True}).json()
+        assert answer["ok"], answer
+        assert not steps(client, tab)[0]["label"].startswith("🧭")
+
+
+def test_a_shared_episode_is_presented_step_by_step_and_again(monkeypatch):
+    """Presentation mode of a link (``?episode=`` with ``?present=``): each autoplay call with
+    the link's token plays its next step (its reset first), logged with a 🎞; once over, it
+    starts again; a damaged link is said."""
+    from grid_world_env.server.environment import GridWorldEnvironment
+
+    from openenv.web.episode.share import episode_token
+
+    token = episode_token({"seed": 0}, [{"action": "DOWN"}] * 4 + [{"action": "RIGHT"}] * 4)
+    with TestClient(create_app(GridWorldEnvironment)) as client:
+        tab = client.post("/web/stage/open", json={}).json()["tab"]
+        controller = client.app.state.openenv.web["controller"]
+        for _round in range(2):
+            first = client.post("/web/stage/autoplay", json={"tab": tab, "replay": token}).json()
+            assert first["ok"] and steps(client, tab) == []  # its reset
+            for _ in range(8):
+                answer = client.post("/web/stage/autoplay", json={"tab": tab, "replay": token})
+                assert answer.json()["ok"], answer.json()
+            labels = [s["label"] for s in steps(client, tab)]
+            assert len(labels) == 8 and all(label.startswith("🎞 ") for label in labels)
+            episode = controller.tabs.by_key(tab).episode
+            assert episode.done and episode.total > 0  # the recorded win, played again
+        bad = client.post("/web/stage/autoplay", json={"tab": tab, "replay": "nonsense"}).json()
+        assert not bad["ok"] and "damaged" in bad["error"]

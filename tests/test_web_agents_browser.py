@@ -4,6 +4,7 @@ answering each move of a two-player game (a policy on the server, OPENENV_AGENT)
 from __future__ import annotations
 
 import pytest
+from conftest import unfold
 
 from openenv.web.episode.share import episode_token
 from tests.conftest import serve
@@ -37,6 +38,7 @@ def logged(page) -> list[str]:
 def test_the_agent_plays_and_one_move_takes_over(page, grid):
     page.goto(grid + "/web/")
     page.wait_for_selector(f"{STAGE} .oe-act:not([disabled])")
+    unfold(page, "oe-autoplay", "#oe-play-agent")
     page.check("#oe-play-agent input")
     page.click("#oe-play")
     page.wait_for_function("() => window.openenvPlayground.isPlaying()")
@@ -56,6 +58,7 @@ def test_the_agent_answers_each_move_of_a_two_player_game(page, connect4):
     token = episode_token({"seed": 1, "opponent": "human"}, [])  # a second player's seat
     page.goto(connect4 + f"/web/?episode={token}")
     page.wait_for_selector(f"{STAGE} .oe-act:not([disabled])")
+    unfold(page, "oe-autoplay", "#oe-agent-replies")
     page.check("#oe-agent-replies input")
     page.click(f"{STAGE} .oe-act >> nth=3")
     page.wait_for_selector(f'{STAGE} .oe-stage[data-steps="2"]')

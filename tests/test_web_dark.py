@@ -1,5 +1,5 @@
 """The playground is legible in the browser's dark and light colour schemes: its own text (header,
-panel titles, stats, step log, legends) contrasts with what is behind it, in the fast shell and
+legend, stats, step log, legends) contrasts with what is behind it, in the fast shell and
 on the Gradio page, and the shell hands over to Gradio without a change of colours."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ TEXTS = [
     ("header title", "{head} .oe-header h1"),
     ("header description", "{head} .oe-header p"),
     ("header tag", "{head} .oe-tag"),
-    ("Episode panel title", "{controls} .oe-panel-title"),
+    ("legend", "{head} .oe-legend-item"),
     ("stat label", "{stage} .oe-stats span"),
     ("stat value", "{stage} .oe-stats b"),
     ("step log heading", "{stage} .oe-log th"),
@@ -79,11 +79,10 @@ CONTRASTS = """(items) => {
   return out;
 }"""
 COLOURS = """(root) => [
-  '.oe-header h1', '.oe-panel-title', '.oe-view', '.oe-stats > div', '.oe-stats b', '.oe-log th',
+  '.oe-header h1', '.oe-legend-item', '.oe-view', '.oe-stats > div', '.oe-stats b', '.oe-log th',
   '.oe-log td', '.oe-chart', '.oe-act', '.oe-dl',
 ].map((s) => {
-  const scope = s.startsWith('.oe-header') ? root.head : s === '.oe-panel-title' ? root.controls
-    : root.stage;
+  const scope = s.startsWith('.oe-header') || s === '.oe-legend-item' ? root.head : root.stage;
   const st = getComputedStyle(document.querySelector(scope + ' ' + s));
   return [s, st.color, st.backgroundColor, st.borderTopColor];
 })"""

@@ -8,6 +8,7 @@ import time
 
 import httpx
 import pytest
+from stagewait import click_reset
 
 from tests.conftest import ROOT, serve
 from tests.wire_apps import PREFIX
@@ -62,7 +63,7 @@ def test_playground_works_under_a_prefix_and_a_full_server_says_so(page, browser
         assert sessions(mounted)["active"] == 1
         page.context.close()  # the first visitor leaves: its slot frees up
         wait_until(lambda: sessions(mounted)["active"] == 0)
-        second.click("#oe-reset")
+        click_reset(second)
         second.wait_for_selector("#oe-stage .oe-act:not([disabled])")
         assert sessions(mounted)["active"] == 1
     finally:
@@ -92,7 +93,7 @@ def test_a_token_is_asked_before_any_session_opens(page, locked):
     expired = page.locator("#oe-stage .oe-msg-error")
     expired.wait_for()
     assert "Session expired" in expired.inner_text()
-    page.click("#oe-reset")
+    click_reset(page)
     page.wait_for_selector("#oe-stage .oe-act:not([disabled])")
     assert page.get_attribute("#oe-stage .oe-stage", "data-steps") == "0"
     assert page.console_errors == []

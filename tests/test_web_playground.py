@@ -8,6 +8,8 @@ import sys
 import time
 
 import pytest
+from conftest import unfold
+from stagewait import click_reset
 
 from tests.conftest import wait_web_sessions, web_sessions
 
@@ -79,6 +81,7 @@ def test_invalid_form_value_shows_an_error_and_changes_nothing(page, grid_server
     page.keyboard.press("ArrowDown")
     wait_steps(page, 1)
     board = page.inner_html("#oe-stage .oe-view")
+    unfold(page, "oe-dev", "#oe-step")
     page.click("#oe-step")  # no move chosen in the form (it offers no wire metadata box)
     error = page.locator("#oe-form-msg .oe-error")
     error.wait_for()
@@ -90,6 +93,7 @@ def test_invalid_form_value_shows_an_error_and_changes_nothing(page, grid_server
 
 def test_form_step_applies_a_valid_action(page, grid_server):
     open_playground(page, grid_server)
+    unfold(page, "oe-dev", "#oe-field-action")
     page.click("#oe-field-action label:has-text('RIGHT')")
     page.click("#oe-step")
     wait_steps(page, 1)
@@ -107,7 +111,7 @@ def test_reaching_the_goal_disables_the_action_buttons(page, grid_server):
     assert buttons.count() == 4
     assert all(buttons.nth(i).is_disabled() for i in range(4))
     assert "press Reset" in page.inner_text("#oe-stage .oe-msg")
-    page.click("#oe-reset")  # and Reset starts over
+    click_reset(page)  # and Reset starts over
     wait_steps(page, 0)
     assert page.evaluate(AGENT_AT) == [0, 0]
     clean(page)
@@ -171,6 +175,7 @@ def test_python_snippet_runs_as_pasted(page, grid_server):
 
 def test_autoplay_runs_the_chosen_number_of_random_steps(page, grid_server):
     open_playground(page, grid_server)
+    unfold(page, "oe-autoplay", "#oe-play-steps")
     page.fill("#oe-play-steps :is(input, textarea)", "3")
     page.click("#oe-play")
     wait_steps(page, 3)
@@ -205,10 +210,28 @@ def test_autoplay_frames_make_no_queue_calls_and_nothing_is_kept_in_browser_stor
         wait_panels_caught_up(page)  # the Rewards panel shows every step played
         assert len(joins) <= 2 + played_ms // 250, (played_ms, joins)
         if rounds == 1:
-            page.click("#oe-reset")
+            click_reset(page)
             wait_steps(page, 0)
     stored = page.evaluate("() => Object.keys(localStorage)")
     assert not [key for key in stored if "run-history" in key]
+    clean(page)
+
+
+def test_a_click_is_one_round_trip_that_brings_the_panels_in_view(page, grid_server):
+    """The Rewards panel (on screen) comes back with the stage in the click's answer: no
+    second call refreshes it, and it shows the step just taken."""
+    open_playground(page, grid_server)
+    wait_panels_caught_up(page)
+    calls: list[str] = []
+    page.on("request", lambda r: calls.append(r.url) if "/web/" in r.url else None)
+    for n in (1, 2, 3):
+        page.click("#oe-stage .oe-act:has-text('%s')" % ("Down" if n % 2 else "Up"))
+        wait_steps(page, n)
+        wait_panels_caught_up(page)
+    # The page's refresh runs in a timer after each answer: let the timers queued by now run.
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))")
+    acts = [url for url in calls if url.endswith("/stage/act")]
+    assert len(acts) == 3 and not [url for url in calls if url.endswith("/stage/panels")], calls
     clean(page)
 
 
@@ -228,9 +251,10 @@ def test_on_a_phone_the_stage_comes_before_the_controls(page, browser, grid_serv
     def boxes(p) -> tuple[dict, dict]:
         return p.locator("#oe-stage").bounding_box(), p.locator("#oe-controls").bounding_box()
 
-    open_playground(page, grid_server)  # 1280 px: controls on the left, both at the top
+    open_playground(page, grid_server)  # 1280 px: the stage first, the controls beside it
     stage, controls = boxes(page)
-    assert controls["x"] < stage["x"] and abs(controls["y"] - stage["y"]) < 2
+    assert stage["x"] < controls["x"] and controls["y"] <= stage["y"]
+    assert page.locator("#oe-reset").bounding_box()["y"] < stage["y"]  # Reset above the stage
     phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     try:
         # The fast shell, before Gradio's bundle arrives: its Reset is on the first screen, and
@@ -251,6 +275,7 @@ def test_on_a_phone_the_stage_comes_before_the_controls(page, browser, grid_serv
 
 
 def state_step_count(page) -> int | None:
+    unfold(page, "oe-dev", "#oe-state")
     text = page.inner_text("#oe-state")
     return json.loads(text[text.index("{") :])["step_count"] if "{" in text else None
 
@@ -260,9 +285,9 @@ def test_every_click_counts_and_the_state_tab_follows(page, grid_server, pause_s
     """Reset, then three clicks on a move button, fast or 0.7 s apart (a visitor's pace): the
     stage shows three steps and so does the State tab, every time."""
     open_playground(page, grid_server)
-    page.click("#oe-reset")
+    click_reset(page)
     page.wait_for_selector('#oe-stage .oe-stage[data-steps="0"] .oe-act:not([disabled])')
-    page.get_by_role("tab", name="State").click()
+    unfold(page, "oe-dev", "#oe-state")  # the state is in the Developer panel
     for _ in range(3):
         page.click("#oe-stage .oe-act:has-text('Right')")
         page.wait_for_timeout(pause_s * 1000)  # the visitor's pace, not a wait for the server

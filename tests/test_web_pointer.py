@@ -14,6 +14,9 @@ from openenv.core.view_wire import view_from_wire, view_to_wire
 from openenv.server import create_app
 from tests.pointer_apps import CanvasEnvironment, SquaresEnvironment
 
+# a notebook on the same machine: many tabs opened quickly, against no per-client page budget
+LOOPBACK = ("127.0.0.1", 50000)
+
 
 def opened(client: TestClient) -> str:
     answer = client.post("/web/stage/open", json={}).json()
@@ -31,13 +34,13 @@ def episode(client: TestClient, tab: str):
 
 @pytest.fixture(scope="module")
 def canvas() -> Iterator[TestClient]:
-    with TestClient(create_app(CanvasEnvironment)) as client:
+    with TestClient(create_app(CanvasEnvironment), client=LOOPBACK) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 def squares() -> Iterator[TestClient]:
-    with TestClient(create_app(SquaresEnvironment)) as client:
+    with TestClient(create_app(SquaresEnvironment), client=LOOPBACK) as client:
         yield client
 
 

@@ -11,6 +11,7 @@ from openenv.core.serialization import observation_to_wire
 from openenv.web.drawing import Picture
 from openenv.web.episode.export import episode_jsonl
 from openenv.web.episode.files import EpisodeFileError, parse_episode_jsonl
+from openenv.web.rewards import charts
 from openenv.web.rewards.charts import compare_chart_svg, first_divergence, stacked_chart_svg
 from openenv.web.rewards.components import (
     PALETTE,
@@ -128,10 +129,27 @@ def test_rewards_without_components_still_show():
     assert "reward without components" in stacked_chart_svg([plain])
 
 
-def test_long_episodes_are_averaged_into_at_most_240_bars():
-    svg = stacked_chart_svg([step({"a": 1}, {"a": 1}, 1)] * 1000)
-    assert svg.count('class="oe-bar"') == 200
-    assert "mean of 5 steps" in svg
+def test_every_step_is_a_bar_up_to_the_bound():
+    svg = stacked_chart_svg([step({"a": 1}, {"a": 1}, 1)] * 600)
+    assert svg.count('class="oe-bar"') == 600
+    assert "downsampled" not in svg
+
+
+def test_long_episodes_are_drawn_as_min_max_ranges_that_say_so_never_means():
+    # 2,000 steps of 0 with a -1 every 4th: the mean of a bucket of 4 would be -0.25.
+    steps = [step({"a": -1 if i % 4 == 0 else 0}, {"a": 1}, -1.0 if i % 4 == 0 else 0.0)
+             for i in range(2000)]  # fmt: skip
+    svg = stacked_chart_svg(steps)
+    assert svg.count('class="oe-bar"') == 500  # buckets of 4 steps
+    assert "downsampled: min–max of each 4 steps" in svg
+    assert 'data-bucket="4"' in svg
+    assert "reward from -1 to +0" in svg  # the bucket's range, in its tooltip
+    # The lowest total line reaches -1, which is the bottom of the plot; nothing lies between.
+    lines = re.findall(r'class="oe-total-line"[^>]*points="([^"]+)"', svg)
+    assert len(lines) == 2
+    lows = {float(p.split(",")[1]) for p in lines[1].split()}
+    bottom = charts.PAD + charts.HEIGHT - charts.LEGEND - 2 * charts.PAD  # where -1 is drawn
+    assert lows == {bottom}  # every bucket holds a -1, and its line is drawn at -1
 
 
 def test_empty_charts_say_so():

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import serve
+from conftest import serve, unfold
+from stagewait import click_reset
 
 pytestmark = pytest.mark.browser
 
@@ -36,8 +37,9 @@ def act(page, label: str, n: int) -> None:
 
 
 def reset(page, seed: int) -> None:
+    unfold(page, "oe-options", "#oe-seed")
     page.fill("#oe-seed textarea, #oe-seed input", str(seed))
-    page.click("#oe-reset")
+    click_reset(page)
     page.wait_for_selector(f'{PANEL}[data-steps="0"]')
 
 
@@ -101,7 +103,7 @@ def test_clicking_an_earlier_step_shows_that_steps_components(page, coin_server)
     act(page, "Tails", 1)
     act(page, "Tails", 2)
     assert page.get_attribute(PANEL, "data-selected") == "1"
-    page.get_by_role("tab", name="State").click()  # the stage's step log leads back here
+    page.get_by_role("tab", name="README").click()  # the stage's step log leads back here
     page.click('#oe-stage .oe-log tr[data-step="0"]')
     page.wait_for_selector(f'{PANEL}[data-selected="0"]')
     assert page.locator(PANEL).is_visible()

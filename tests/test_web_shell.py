@@ -111,6 +111,11 @@ def test_the_shell_plays_before_gradio_and_gradio_carries_the_episode_on(page, g
     assert web_sessions(grid) == 1  # adopted, not a second session
     clean(page)
 
+    # The visitor leaves: the page says so as it goes (a beacon on pagehide; Gradio's heartbeat
+    # would notice up to 15 s later), and the session is freed.
+    page.goto("about:blank")
+    wait_web_sessions(grid, 0)
+
 
 def test_gradio_carries_on_the_shell_episode_of_a_visitor_behind_a_proxy(browser, grid):
     """An outside visitor (a Space's proxy names it): its tab is its own (the per-client quota,

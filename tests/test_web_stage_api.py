@@ -66,6 +66,29 @@ def test_open_act_reset_close_drive_one_counted_session(small):
     small.post("/web/stage/close", json={"tab": reopened["tab"]})
 
 
+def test_a_stage_call_naming_panels_brings_them_with_the_stage(small):
+    key = small.post("/web/stage/open", json={}).json()["tab"]
+    try:
+        moved = small.post(
+            "/web/stage/act", json={"tab": key, "index": 1, "panels": ["rewards", "raw"]}
+        ).json()
+        assert moved["ok"] and 'data-steps="1"' in moved["html"]
+        assert set(moved["panels"]) == {"rewards", "raw"}
+        assert 'data-steps="1"' in moved["panels"]["rewards"]  # the step just taken
+        again = small.post(
+            "/web/stage/act", json={"tab": key, "index": 1, "panels": ["rewards", "raw"]}
+        ).json()
+        assert 'data-steps="2"' in again["panels"]["rewards"] and "raw" in again["panels"]
+        plain = small.post("/web/stage/act", json={"tab": key, "index": 1}).json()
+        assert "panels" not in plain  # none asked, none sent
+        many = small.post(
+            "/web/stage/redraw", json={"tab": key, "panels": ["nope", 3, "rewards"] * 50}
+        ).json()
+        assert set(many["panels"]) <= {"rewards"}  # unknown names ignored, the list bounded
+    finally:
+        small.post("/web/stage/close", json={"tab": key})
+
+
 def test_a_full_server_refuses_with_a_clear_message_and_keeps_no_tab(small):
     keys = [small.post("/web/stage/open", json={}).json()["tab"] for _ in range(2)]
     tabs = len(controller(small).tabs)
@@ -124,3 +147,27 @@ def test_a_locked_server_shows_no_working_shell_reset():
         refused = client.post("/web/stage/open", json={}).json()
         assert refused == {"ok": False, "error": LOCKED_SHELL}
         assert client.get("/web/sessions").json()["active"] == 0
+
+
+def test_the_code_box_opens_with_the_envs_draft_escaped():
+    """``Environment.action_draft``: the typed action starts with the env's text (KernRL: the
+    task's template, then the last attempt), escaped; none, empty boxes."""
+    import html
+
+    from kernrl_env.server.environment import KernrlEnvironment
+
+    class Tricky(KernrlEnvironment):
+        def action_draft(self):
+            return {"source": "</textarea><script>alert(1)</script>\nline 2", "other": 3}
+
+    with TestClient(create_app(KernrlEnvironment)) as client:
+        opened = client.post("/web/stage/open", json={}).json()
+        tab = controller(client).tabs.by_key(opened["tab"])
+        starter = tab.session.env._task.starter
+        assert 'data-field="source"' in opened["html"]
+        assert f">\n{html.escape(starter)}</textarea>" in opened["html"]
+    with TestClient(create_app(Tricky)) as client:
+        page = client.post("/web/stage/open", json={}).json()["html"]
+        assert "<script>" not in page and "&lt;/textarea&gt;&lt;script&gt;" in page
+    with TestClient(create_app(GridWorldEnvironment)) as client:  # buttons: no typed box
+        assert "<textarea" not in client.post("/web/stage/open", json={}).json()["html"]

@@ -137,7 +137,7 @@ def test_board_and_frame_rasterise_for_gifs():
     assert image.getpixel((5, 5)) == (219, 234, 254)  # the agent's cell background
     frame = Frame(np.full((3, 2, 3), 7, np.uint8))
     assert Image.open(io.BytesIO(to_png(frame))).size == (2, 3)
-    assert to_image(Svg("<svg/>")) is None
+    assert to_image(Svg('<svg width="30" height="20"/>')).size == (30, 20)  # resvg
 
 
 def test_exports():
@@ -267,16 +267,16 @@ def test_the_step_log_names_a_move_by_its_button_and_leaves_out_unset_fields():
     from openenv.core import ActionChoice
     from openenv.web.episode.export import episode_jsonl
     from openenv.web.episode.files import parse_episode_jsonl
+    from openenv.web.episode.steps import label_of
     from openenv.web.rewards.review import _list_row
-    from openenv.web.stage.controller import _label_of
     from openenv.web.stage.html import episode_panel
     from openenv.web.stage.tabs import WebTab
 
     legal = [ActionChoice("RIGHT", {"action_id": 2}), ActionChoice("LEFT", {"action_id": 3})]
     unset = {"game_name": None, "obs_type": None, "metadata": {}}
     # A typed action equal to a button (unset fields aside) gets the button's label.
-    assert _label_of({"action_id": 3, **unset}, legal) == "LEFT"
-    assert _label_of({"action_id": 7, **unset}, legal) is None
+    assert label_of({"action_id": 3, **unset}, legal) == "LEFT"
+    assert label_of({"action_id": 7, **unset}, legal) is None
     tab = WebTab(key="t", session_hash=None, authorized=True)
     tab.episode.steps = [
         {"action": {"action_id": 2, **unset}, "label": "RIGHT", "reward": 0.0, "done": False},

@@ -84,7 +84,7 @@ def test_watchers_share_one_drawing_per_change():
     draw = watching._draw
 
     async def counted(session):
-        draws.append(session.id)
+        draws.append(session.public_id)
         return await draw(session)
 
     watching._draw = counted

@@ -31,8 +31,8 @@ timed() {  # timed "label" cmd...: run, then print the label and the seconds it 
 }
 
 install_engine() {
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq docker.io debootstrap >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq docker.io debootstrap >/dev/null
 }
 
 start_engine() {

@@ -1,0 +1,33 @@
+"""What the Harbor tests share: the process sandbox (skipped where the machine allows none),
+mini-swe-agent in its virtualenv (installed from PyPI once per machine when missing), the
+capture level of a trainable endpoint and the test engine's model name."""
+
+from __future__ import annotations
+
+import pytest
+
+from openenv.core.harness.capture import CaptureLevel
+from openenv.core.harness.harnesses import MiniSweAgent, install_harness
+from openenv.sandbox.isolation import SandboxUnavailable, isolation
+
+# A [TRAIN] endpoint (the test engine's level), and the model name rollouts ask it for.
+TRAIN = CaptureLevel(capture_level="tokens", rollout_type="train", logprobs_mode="processed")
+MODEL = "openenv/tiny-test-lm"
+
+
+def sandbox_or_skip() -> None:
+    """Skip the test where no process sandbox can be made (no namespaces allowed)."""
+    try:
+        isolation(network=True)
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no process sandbox here: {exc}")
+
+
+def mini_swe_agent() -> MiniSweAgent:
+    """mini-swe-agent, installed, in a machine with a process sandbox (or the test skipped)."""
+    sandbox_or_skip()
+    mini = MiniSweAgent()
+    if mini.problem():
+        install_harness("mini-swe-agent")  # from PyPI, once per machine
+    assert mini.problem() is None
+    return mini

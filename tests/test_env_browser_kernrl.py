@@ -1,0 +1,78 @@
+"""KernRL in a real browser: the task is on the stage and its starter kernel in the code box,
+a wrong kernel comes back wrong with its error and interpreter timings, and the reference
+kernel wins full reward."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from kernrl_env.server.tasks import TASKS
+
+from tests.conftest import ROOT, serve
+from tests.sandboxpy import sandbox_python_has
+
+pytestmark = pytest.mark.browser
+# Kernels run on the sandbox's Python (Debian's python3 when the server is root, as here):
+# that one needs torch and triton (tests/run.sh installs them), not this process, where
+# libtriton loaded beside torch._dynamo and the other tests' native libraries crashed pytest.
+if not sandbox_python_has("torch", "triton"):
+    pytest.skip("the sandbox's Python lacks torch or triton", allow_module_level=True)
+
+STAGE = "#oe-stage .oe-stage"
+BOX = "#oe-stage form.oe-typed textarea[data-field='source']"
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    """The catalog app serving only this env: one server process for the module."""
+    root = tmp_path_factory.mktemp("kernrl")
+    envs = root / "envs"
+    envs.mkdir()
+    (envs / "kernrl_env").symlink_to(ROOT / "envs" / "kernrl_env")
+    (root / "kernrl_app.py").write_text(
+        "from pathlib import Path\n"
+        "from fastapi import Response\n"
+        "from openenv.web.catalog.app import create_catalog_app\n"
+        f"app = create_catalog_app(Path({str(envs)!r}))\n"
+        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
+    )
+    with serve("kernrl_app:app", cwd=root, timeout=240) as url:
+        yield url
+
+
+def artifacts() -> Path:
+    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def send(page, source: str | None, steps: int) -> str:
+    if source is not None:
+        page.fill(BOX, source)
+    page.click("#oe-stage form.oe-typed button.oe-typed-send")
+    page.wait_for_selector(f'{STAGE}[data-steps="{steps}"]', timeout=300_000)
+    return page.inner_text("#oe-stage .oe-text")
+
+
+def test_a_visitor_sends_a_wrong_kernel_then_a_correct_one(page, catalog):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.set_default_timeout(60_000)  # a Gradio page on a busy 2-core runner
+    page.goto(catalog + "/envs/kernrl/web/")
+    page.wait_for_selector(f'{STAGE}[data-steps="0"]')
+    first = page.inner_text("#oe-stage .oe-text")
+    assert first.startswith("TASK (") and "The code box holds the task's template" in first
+    task = next(t for t in TASKS if first.startswith(f"TASK ({t.task_id})"))
+    assert page.input_value(BOX) == task.starter  # the code box opens with the template
+    text = send(page, None, 1)  # sent as it is
+    assert "Attempt 1: reward 0.00  WRONG: the output has NaN" in text
+    assert page.input_value(BOX) == task.starter  # the last attempt, to correct
+    assert "interpreter timings (CPU)" in text
+    text = send(page, task.solution, 2)
+    assert "Attempt 2: reward 1.00  CORRECT" in text and "speed-up" in text
+    assert page.inner_text("#oe-stage .oe-return") == "1"
+    shot = artifacts() / "kernrl_1280x800.png"
+    page.screenshot(path=str(shot))
+    assert page.console_errors == []
+    assert page.external_requests == []
