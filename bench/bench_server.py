@@ -10,7 +10,12 @@ Both servers run under uvicorn with the same loop and HTTP options; ours runs th
 ``openenv serve``, ``python app.py`` and a Space run it (``openenv.cli.serve.run``: the lean
 WebSocket protocol of ``openenv.server.lean_ws``, no per-message deflate), the reference with
 uvicorn's defaults (``--ws`` sets one implementation for both). The load generator
-(bench/loadgen.py) speaks the wire protocol with plain ``websockets`` in this process. The idle
+(bench/loadgen.py) speaks the wire protocol with ``websockets`` in this process: its sans-I/O
+protocol on a bare transport (``--client lean``, the default, the cheapest client) or its asyncio
+client with its defaults, every answer parsed (``--client plain``, what a user writes). Servers
+run pinned to CPU 0 and the load generator to CPU 1 (``--no-pin`` lets them float: then a
+server that hops to a worker thread every step, as the reference does, pays for its GIL handoffs
+across the two CPUs, and the ratio is flattered). The idle
 figures also show a bare ASGI app (bench/bare_ws_app.py) under uvicorn's defaults: stock
 uvicorn's own cost per connection.
 """
@@ -82,11 +87,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SERVER_CPU, CLIENT_CPU = 0, 1
+PIN = ["taskset", "-c", str(SERVER_CPU)]  # emptied by --no-pin
+
+
 def start_server(name: str, python: str, app: str, app_dir: Path, uvicorn_args: list[str]):
     port = free_port()
     env = {**os.environ, "MAX_CONCURRENT_ENVS": "4096", "REF_MAX_CONCURRENT_ENVS": "4096"}
     env["ENABLE_WEB_INTERFACE"] = "0"
-    cmd = [python, "-m", "uvicorn", app, "--app-dir", str(app_dir), "--host", "127.0.0.1"]
+    cmd = [*PIN, python, "-m", "uvicorn", app, "--app-dir", str(app_dir), "--host", "127.0.0.1"]
     cmd += ["--port", str(port), "--log-level", "warning", "--no-access-log", *uvicorn_args]
     proc = subprocess.Popen(cmd, env=env, cwd=app_dir)
     return Server(name, proc, f"http://127.0.0.1:{port}")
@@ -119,18 +128,23 @@ def raise_fd_limit() -> None:
 
 
 async def throughput(
-    servers: list[Server], counts: list[int], seconds: float, rounds: int, procs: int
+    servers: list[Server],
+    counts: list[int],
+    seconds: float,
+    rounds: int,
+    procs: int,
+    client: str = "lean",
 ):
     print(
         f"\n== throughput: grid world, {seconds:g}s per run, best of {rounds} rounds, "
-        f"load generator in {procs} process(es) when N > 1"
+        f"{client} client, load generator in {procs} process(es) when N > 1"
     )
     best: dict[tuple[str, int], loadgen.LoadResult] = {}
     for n in counts:
         for _ in range(rounds):
             for server in servers:
                 cpu0 = server.cpu_s()
-                result = await loadgen.run_load_procs(server.ws, n, seconds, procs)
+                result = await loadgen.run_load_procs(server.ws, n, seconds, procs, client=client)
                 result.cpu_us = 1e6 * (server.cpu_s() - cpu0) / max(result.all_steps, 1)
                 print(
                     f"  {result.line(server.name)}  server CPU {result.cpu_us:.0f} us/step, "
@@ -253,7 +267,9 @@ async def main(args: argparse.Namespace) -> None:
     with both_servers(uvicorn_args + ref_args, ours_args, with_ref=not args.ours_only) as servers:
         ours, ref = servers[-1], servers[0]
         if args.sessions:
-            await throughput(servers, args.sessions, args.seconds, args.rounds, args.procs)
+            await throughput(
+                servers, args.sessions, args.seconds, args.rounds, args.procs, args.client
+            )
         if args.idle:
             print(f"\n== idle: {args.idle} open sessions (each reset once), no traffic")
             for server in dict.fromkeys((ours, ref)):
@@ -290,10 +306,18 @@ def parse_args() -> argparse.Namespace:
         "the reference with uvicorn's auto)",
     )
     p.add_argument("--ours-only", action="store_true", help="skip the reference server")
+    p.add_argument("--client", default="lean", choices=sorted(loadgen.CLIENTS))
+    p.add_argument("--no-pin", action="store_true", help="let servers and load float over CPUs")
     p.add_argument("--quick", action="store_true", help="2s runs, 1 round, churn 1,000")
     args = p.parse_args()
     if args.quick:
         args.seconds, args.rounds = 2.0, 1
+    if args.no_pin:
+        PIN.clear()
+    elif hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) > CLIENT_CPU:
+        os.sched_setaffinity(0, {CLIENT_CPU})
+    else:
+        PIN.clear()  # one CPU: nothing to pin apart
     if args.churn is None:
         args.churn = 1000 if args.quick else 10000
     return args

@@ -5,6 +5,8 @@ Every session walks the grid world DOWN/UP forever (the episode never ends), one
 Stepping sessions use :class:`LeanConnection` (the ``websockets`` library's sans-I/O protocol
 on a bare asyncio transport), which costs the load generator a fraction of the CPU of its
 asyncio client, so that the servers, not the client, limit the figures on a small machine.
+Playground visitors (bench_crowd.py's ``visitors``) use :class:`LeanHTTP`, one keep-alive
+HTTP/1.1 connection per visitor as a browser keeps, on a bare asyncio transport too.
 """
 
 from __future__ import annotations
@@ -135,6 +137,114 @@ class LeanConnection(asyncio.Protocol):
             self.transport.close()
 
 
+class LeanHTTP(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 client connection: ``post`` a JSON body or ``get`` a path, one
+    request at a time (a visitor's page waits for each answer before its next click), and
+    read the whole answer: ``Content-Length`` or chunked (Gradio's event streams, read to
+    their end). A connection the server closed between requests (its keep-alive timeout) is
+    opened again.
+    """
+
+    MAX_HEAD = 64 * 1024
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.loop = asyncio.get_running_loop()
+        self.buffer = bytearray()
+        self.waiter: asyncio.Future[tuple[int, bytes]] | None = None
+        self.transport: asyncio.Transport | None = None
+
+    @classmethod
+    async def open(cls, url: str) -> LeanHTTP:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "127.0.0.1", parts.port or 80
+        _, conn = await asyncio.get_running_loop().create_connection(
+            lambda: cls(host, port), host, port
+        )
+        return conn
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            if len(self.buffer) > self.MAX_HEAD:
+                self._fail(ConnectionError("an answer's headers never ended"))
+            return
+        head = bytes(self.buffer[:end]).decode("latin-1").split("\r\n")
+        headers = {}
+        for line in head[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "content-length" in headers:
+            length = int(headers["content-length"])
+            if len(self.buffer) < end + 4 + length:
+                return
+            body = bytes(self.buffer[end + 4 : end + 4 + length])
+        elif headers.get("transfer-encoding", "").lower() == "chunked":
+            chunks = _dechunk(self.buffer, end + 4)
+            if chunks is None:
+                return
+            body = chunks
+        else:
+            self._fail(ConnectionError(f"an answer of unknown length: {head[0]}"))
+            return
+        self.buffer.clear()
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result((int(head[0].split()[1]), body))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        self._fail(ConnectionError("the server closed the connection"))
+
+    def _fail(self, exc: Exception) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_exception(exc)
+
+    async def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        """``method`` ``path`` (with a JSON ``body``); (status, answer body)."""
+        if self.transport is None or self.transport.is_closing():
+            # this protocol again, on a new transport (connection_made sets it)
+            await self.loop.create_connection(lambda: self, self.host, self.port)
+        assert self.transport is not None
+        self.buffer.clear()
+        self.waiter = self.loop.create_future()
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nAccept: */*\r\n"
+        if body is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        self.transport.write(head.encode() + b"\r\n" + (body or b""))
+        return await self.waiter
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        return await self.request("POST", path, body)
+
+    async def get(self, path: str) -> tuple[int, bytes]:
+        return await self.request("GET", path)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _dechunk(buffer: bytearray, at: int) -> bytes | None:
+    """The body of a chunked answer starting at ``at``, or ``None`` until its last chunk."""
+    out = bytearray()
+    while True:
+        line_end = buffer.find(b"\r\n", at)
+        if line_end < 0:
+            return None
+        size = int(bytes(buffer[at:line_end]).split(b";")[0], 16)
+        if size == 0:
+            return bytes(out) if buffer.find(b"\r\n", line_end + 2) >= 0 else None
+        start = line_end + 2
+        if len(buffer) < start + size + 2:
+            return None
+        out += buffer[start : start + size]
+        at = start + size + 2
+
+
 async def _session(url: str, stop_at: float, warm_until: float, result: LoadResult) -> None:
     ws = await LeanConnection.open(url)
     try:
@@ -161,15 +271,44 @@ async def _session(url: str, stop_at: float, warm_until: float, result: LoadResu
         ws.close()
 
 
-async def run_load(ws_url: str, sessions: int, seconds: float, warmup: float = 1.0) -> LoadResult:
-    """Open ``sessions`` concurrent sessions and step them for ``seconds`` after ``warmup``."""
+async def _plain_session(url: str, stop_at: float, warm_until: float, result: LoadResult) -> None:
+    """A session as a plain ``websockets`` user writes it: the library's asyncio client with
+    its defaults (it offers per-message deflate), each answer parsed."""
+    async with connect(url, max_size=None) as ws:
+        await ws.send(RESET)
+        if json.loads(await ws.recv()).get("type") != "observation":
+            result.errors += 1
+            return
+        i = 0
+        while (t0 := time.perf_counter()) < stop_at:
+            await ws.send(STEPS[i & 1])
+            reply = json.loads(await ws.recv())
+            t1 = time.perf_counter()
+            i += 1
+            result.all_steps += 1
+            if reply.get("type") != "observation":
+                result.errors += 1
+            elif t0 >= warm_until:
+                result.steps += 1
+                result.latencies.append(t1 - t0)
+
+
+CLIENTS = {"lean": _session, "plain": _plain_session}
+
+
+async def run_load(
+    ws_url: str, sessions: int, seconds: float, warmup: float = 1.0, client: str = "lean"
+) -> LoadResult:
+    """Open ``sessions`` concurrent sessions and step them for ``seconds`` after ``warmup``,
+    with the ``lean`` client (:class:`LeanConnection`) or the ``plain`` one."""
     result = LoadResult(sessions=sessions)
     cpu0 = time.process_time()
     start = time.perf_counter()
     warm_until = start + warmup
     stop_at = warm_until + seconds
+    session = CLIENTS[client]
     outcomes = await asyncio.gather(
-        *(_session(ws_url, stop_at, warm_until, result) for _ in range(sessions)),
+        *(session(ws_url, stop_at, warm_until, result) for _ in range(sessions)),
         return_exceptions=True,
     )
     result.errors += sum(isinstance(o, BaseException) for o in outcomes)
@@ -178,22 +317,31 @@ async def run_load(ws_url: str, sessions: int, seconds: float, warmup: float = 1
     return result
 
 
-def _run_in_process(ws_url: str, sessions: int, seconds: float, warmup: float) -> LoadResult:
-    return asyncio.run(run_load(ws_url, sessions, seconds, warmup))
+def _run_in_process(
+    ws_url: str, sessions: int, seconds: float, warmup: float, client: str
+) -> LoadResult:
+    return asyncio.run(run_load(ws_url, sessions, seconds, warmup, client))
 
 
 async def run_load_procs(
-    ws_url: str, sessions: int, seconds: float, procs: int, warmup: float = 1.0
+    ws_url: str,
+    sessions: int,
+    seconds: float,
+    procs: int,
+    warmup: float = 1.0,
+    client: str = "lean",
 ) -> LoadResult:
     """``run_load`` split over ``procs`` processes (so the client is not the bottleneck)."""
     if procs <= 1 or sessions < procs:
-        return await run_load(ws_url, sessions, seconds, warmup)
+        return await run_load(ws_url, sessions, seconds, warmup, client)
     loop = asyncio.get_running_loop()
     shares = [sessions // procs + (i < sessions % procs) for i in range(procs)]
     with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("spawn")) as pool:
         parts = await asyncio.gather(
             *(
-                loop.run_in_executor(pool, _run_in_process, ws_url, n, seconds, warmup + 1.0)
+                loop.run_in_executor(
+                    pool, _run_in_process, ws_url, n, seconds, warmup + 1.0, client
+                )
                 for n in shares
             )
         )
