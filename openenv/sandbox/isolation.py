@@ -209,13 +209,16 @@ def launch_command(
     private: dict | None = None,
     rlimits: dict[str, int] | None = None,
     watch: dict | None = None,
+    loopback: bool = False,
 ) -> list[str]:
     """The launcher's command line; the program to exec follows it. ``private``: None (no
     mount, IPC and PID namespaces) or ``{"workdir": path under /tmp, "disk_mb": size}``;
     ``rlimits``: None (the program sets its own, as the REPL runner does) or the limits the
     launcher sets before it execs the program; ``watch``: the ``lifeline``, ``report``,
-    ``files`` and ``budget`` options (see ``launcher.py``)."""
+    ``files`` and ``budget`` options; ``loopback``: bring up the network namespace's own
+    loopback interface (see ``launcher.py``)."""
     options = {"uid": uid, "network": network, "private": private, "rlimits": rlimits}
+    options["loopback"] = loopback
     options.update(watch or {})
     return [python, "-I", "-c", LAUNCHER_SOURCE, json.dumps(options)]
 

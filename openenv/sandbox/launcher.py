@@ -5,6 +5,9 @@ Not imported by the server: :mod:`openenv.sandbox.sandbox` runs this file's sour
 
 * ``uid``: the sandbox's uid when the server runs as root, else null;
 * ``network``: false: no network;
+* ``loopback``: true (with ``network`` false): the network namespace's own loopback interface
+  is brought up, so the code can serve and reach ``127.0.0.1`` inside it (the host's stays out
+  of reach); a forwarded port (``relay.py``) listens there;
 * ``private``: null, or ``{"workdir": path, "disk_mb": n}``: the sandbox gets the namespaces
   below, and ``workdir`` (a path under ``/tmp``) on a filesystem of ``disk_mb`` MiB;
 * ``rlimits``: null, or resource limits by name, ``{"as": bytes, "fsize": bytes, "nproc": n,
@@ -65,8 +68,8 @@ and ends the same way as the runner (the same exit status, or killed by the same
 the server sees the runner's fate.
 
 With ``network`` false, the namespaces include a network namespace, which holds nothing but a
-loopback interface that is down: no route leads out, and the host's loopback services (the
-server itself among them) are out of reach. Without ``private`` (the operator allowed
+loopback interface (down unless ``loopback``): no route leads out, and the host's loopback
+services (the server itself among them) are out of reach. Without ``private`` (the operator allowed
 unisolated code where namespaces cannot be made), only that network namespace is made, as
 above, and the program is exec'd directly: no disk budget, and no watching.
 
@@ -80,6 +83,8 @@ import os
 import resource
 import select
 import signal
+import socket
+import struct
 import sys
 import time
 
@@ -105,6 +110,7 @@ AT_RECURSIVE = 0x8000
 MOUNT_ATTR_RDONLY = 0x1
 PR_SET_DUMPABLE = 4
 PR_SET_PDEATHSIG = 1
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 EXIT_FAILED = 125
 WATCH_S = 0.1  # how often the budget is looked at
 
@@ -166,6 +172,20 @@ def enter_namespaces(uid, network, private):
         except OSError as second:
             raise OSError(second.errno, f"{first.strerror}; {second.strerror}") from None
     return "user"
+
+
+def loopback_up():
+    """Bring up the loopback interface of the new network namespace (needs its CAP_NET_ADMIN:
+    root, or the owner of the user namespace, before the exec)."""
+    import fcntl
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = struct.pack("16sH22x", b"lo", 0)  # struct ifreq: name, flags
+        try:
+            flags = struct.unpack("16sH22x", fcntl.ioctl(sock, SIOCGIFFLAGS, request))[1]
+            fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | IFF_UP))
+        except OSError as exc:
+            raise OSError(exc.errno, f"bringing up loopback: {exc.strerror}") from None
 
 
 def flag_names(flags):
@@ -627,6 +647,8 @@ def main():
     try:
         watch = Watch(options)  # joins the cgroup first: everything below is in it
         how = None if network and not private else enter_namespaces(uid, network, private)
+        if options.get("loopback") and not network:
+            loopback_up()
         if not private:
             if uid is not None and how != "user":
                 drop_root(uid)

@@ -29,6 +29,7 @@ class SandboxLimits:
     network: bool = False  # may the code use the network (CODING_NETWORK=on)
     disk_mb: int = 256  # the working directory, /tmp and /dev/shm together (one tmpfs)
     allow_unisolated: bool = False  # run code where no namespace can be made (unsafe)
+    loopback: bool = False  # without network: a loopback interface of its own, up (forward())
 
     def __post_init__(self) -> None:
         if self.disk_mb < 1:  # tmpfs reads size=0 as "no limit"
@@ -46,8 +47,8 @@ class SandboxLimits:
         """The limits from ``CODING_*`` variables, over ``base`` (field values) or the
         defaults."""
         values: dict = dict(base or {})
-        values["network"] = _on_off(environ, "CODING_NETWORK")
-        values["allow_unisolated"] = _on_off(environ, "CODING_ALLOW_UNISOLATED")
+        values["network"] = on_off(environ, "CODING_NETWORK")
+        values["allow_unisolated"] = on_off(environ, "CODING_ALLOW_UNISOLATED")
         for field_name, (var, kind) in _VARIABLES.items():
             raw = environ.get(var)
             if not raw and var == "CODING_DISK_MB":
@@ -115,7 +116,8 @@ def manifest_limits(package: str) -> dict[str, object]:
     return values
 
 
-def _on_off(environ: Mapping[str, str], var: str) -> bool:
+def on_off(environ: Mapping[str, str], var: str) -> bool:
+    """``$var`` as a switch: "on" or "off" (the default, also when empty); else ValueError."""
     value = environ.get(var, "off").strip().lower() or "off"
     if value not in ("off", "on"):
         raise ValueError(f"${var} must be 'off' (the default) or 'on', got {value!r}")

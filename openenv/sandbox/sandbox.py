@@ -51,6 +51,10 @@ readable to the code (read-only), and so do the Unix sockets it may connect to: 
 as root, or in a container, to keep them from it. The server process is made non-dumpable, so
 its ``/proc/<pid>/environ`` stays unreadable even where no PID namespace hides it.
 
+A sandbox without network may still be given one port of the host (:meth:`Sandbox.forward`,
+the capture proxy of a Harbor rollout, say): a Unix socket in its private ``/tmp``, relayed by
+the server to that loopback TCP port and nothing else (see ``ports.py`` and ``relay.py``).
+
 Processes started by the code do not outlive the run that started them.
 """
 
@@ -78,6 +82,7 @@ from openenv.sandbox.isolation import (
     launch_command,
 )
 from openenv.sandbox.limits import SandboxLimits
+from openenv.sandbox.ports import ForwardedPort
 from openenv.sandbox.processes import (
     UIDS_IN_USE,
     Live,
@@ -87,6 +92,7 @@ from openenv.sandbox.processes import (
     protect_server_process,
 )
 
+MAX_CONNECTIONS = 32  # a forwarded port's connections at once
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text(encoding="utf-8")
 EXIT_TIMEOUT = 124  # like coreutils timeout(1); killed by signal N gives 128 + N
 MAX_CODE_BYTES = 1_000_000
@@ -120,6 +126,7 @@ class Sandbox:
         self._uid: int | None = None
         self._private = True
         self._spawned = False
+        self._forwarded: list[ForwardedPort] = []
 
     @property
     def workdir(self) -> str | None:
@@ -215,9 +222,28 @@ class Sandbox:
                 proc.wait(timeout=max(1.0, deadline - time.monotonic()))
         return self._crashed(timed_out=answer == "timeout")
 
+    def forward(self, port: int, max_connections: int = MAX_CONNECTIONS) -> ForwardedPort:
+        """Let the running sandbox, which has no network, reach the host's loopback TCP
+        ``port``, and nothing else, through a Unix socket in its private ``/tmp`` (see
+        ``ports.py``): at most ``max_connections`` at once, until the returned port's
+        ``close()`` or the sandbox's. Its ``relay_command(python)``, started in the sandbox,
+        listens on ``127.0.0.1:<port>`` there (with ``SandboxLimits(loopback=True)``), so a
+        client's URL is the same on both sides."""
+        proc = self._live.proc
+        if proc is None or self._workdir is None:
+            raise RuntimeError("the sandbox is not running")
+        if self.limits.network or not self._private:
+            raise RuntimeError("only a sandbox with namespaces and no network has ports forwarded")
+        forwarded = ForwardedPort(f"/proc/{proc.pid}/root", port, self._uid, max_connections)
+        self._forwarded.append(forwarded)
+        return forwarded
+
     def close(self) -> None:
         """Kill every process of the sandbox and remove what it had (idempotent; it waits a
         few seconds at most)."""
+        forwarded, self._forwarded = self._forwarded, []
+        for port in forwarded:
+            port.close()
         self._live.stop(self._uid)
         self._live.reason = ""
         self._workdir_gone()
@@ -320,7 +346,13 @@ class Sandbox:
             watched = {}
             self._write_files(files or {})
         launcher = launch_command(
-            how.python, self._uid, self.limits.network, private, rlimits, watched
+            how.python,
+            self._uid,
+            self.limits.network,
+            private,
+            rlimits,
+            watched,
+            loopback=self.limits.loopback,
         )
         keep = tuple(fd for fd in watched.values() if isinstance(fd, int))
         cwd = self._workdir if not how.private else "/"

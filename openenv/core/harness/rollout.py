@@ -154,10 +154,13 @@ def run_rollout(
     box: TaskSandbox | None = None
     try:
         if sandbox == "docker":
-            box = DockerTaskSandbox(task, mounts=harness.mounts())
+            harness = harness.in_container()
+            box = DockerTaskSandbox(task, harness)
         else:
             box = ProcessTaskSandbox(
-                harness_timeout_s=timeout, verifier_timeout_s=task.verifier_timeout_s
+                harness_timeout_s=timeout,
+                verifier_timeout_s=task.verifier_timeout_s,
+                proxy_url=proxy_url,
             )
         command = harness.command(task.instruction, f"{proxy_url}/v1", session_id, model)
         t0 = time.monotonic()

@@ -2,8 +2,15 @@
 
 ``ProcessTaskSandbox`` is our per-session process sandbox (:class:`openenv.sandbox.Sandbox`):
 its own unprivileged user, mount, PID and IPC namespaces, memory, disk, CPU and process
-budgets, its working directory the task's (seeded from ``environment/app/``). It shares the
-host's network namespace, since the harness must reach the capture proxy on loopback; the
+budgets, its working directory the task's (seeded from ``environment/app/``), and a network
+namespace of its own: the agent reaches the capture proxy and nothing else. The proxy's port is
+forwarded into the sandbox (:meth:`openenv.sandbox.Sandbox.forward`) while the harness runs: a
+relay listens on ``127.0.0.1:<proxy port>`` of the sandbox's own loopback, so the harness's base
+URL is unchanged, and leads through a Unix socket to that one port of the host; every other
+address, the host's other loopback ports included, is unreachable (refused or no route, at
+once). The verifier runs with no network at all. Where no network namespace can be made, the
+sandbox refuses to run unless the operator set ``HARBOR_ALLOW_HOST_NETWORK=on``: then the agent
+shares the host's network, as :func:`agent_network` and :func:`process_sandbox_status` say. The
 verifier's files arrive only after the harness has ended (under ``/tmp/harbor``, private to the
 sandbox), so the agent never sees them. A harness past its timeout is killed with its whole
 process group, and the sandbox's own wall clock backs that up.
@@ -12,15 +19,25 @@ process group, and the sandbox's own wall clock backs that up.
 from __future__ import annotations
 
 import base64
+import functools
 import json
+import logging
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
+from openenv.sandbox.isolation import SandboxUnavailable, isolation
+from openenv.sandbox.limits import on_off
 from openenv.sandbox.sandbox import MAX_CODE_BYTES, Sandbox, SandboxLimits
 
 LOG_TAIL_BYTES = 8000
 HARBOR_DIR = "/tmp/harbor"
 _SETUP_BUDGET = MAX_CODE_BYTES // 2  # base64 of the files, per cell
+HOST_NETWORK_VAR = "HARBOR_ALLOW_HOST_NETWORK"
+PROXY_ONLY, HOST = "proxy-only", "host"
+log = logging.getLogger(__name__)
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
@@ -70,6 +87,7 @@ for _name, _data in json.loads({payload!r}).items():
 
 _RUN = """
 import json, os, signal, subprocess
+{relay}
 os.makedirs(os.path.dirname({log!r}), exist_ok=True)
 _log = open({log!r}, "wb")
 _proc = subprocess.Popen({argv!r}, env={{**os.environ, **{env!r}}}, stdin=subprocess.DEVNULL,
@@ -80,11 +98,25 @@ except subprocess.TimeoutExpired:
     os.killpg(_proc.pid, signal.SIGKILL)
     _proc.wait()
     _code, _late = None, True
+{end_relay}
 _log.close()
 with open({log!r}, "rb") as _f:
     _f.seek(max(0, os.path.getsize({log!r}) - {tail}))
     _tail = _f.read().decode("utf-8", "replace")
 print(json.dumps({{"exit_code": _code, "timed_out": _late, "tail": _tail}}))
+"""
+
+_RELAY = """
+_relay = subprocess.Popen({argv!r}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+_ready = _relay.stdout.readline()
+if _ready != b"ready\\n":
+    _said = (_ready + _relay.stdout.read(2000)).decode("utf-8", "replace")
+    raise RuntimeError("the capture proxy's relay did not start: " + _said)
+"""
+_END_RELAY = """
+_relay.kill()
+_relay.wait()
 """
 
 _REWARD = """
@@ -128,12 +160,98 @@ def _batches(files: dict[str, bytes]) -> list[dict[str, str]]:
     return [b for b in batches if b]
 
 
+_NO_NETWORK_NAMESPACE = (
+    "the process sandbox lets a Harbor agent reach the capture proxy and nothing else, and "
+    "could not make a network namespace on this machine ({reason}). Either run the server as "
+    "root with CAP_SYS_ADMIN, or allow unprivileged user namespaces (sysctl "
+    "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0), or set "
+    f"{HOST_NETWORK_VAR}=on to let agents use the host's network, which is unsafe: an agent "
+    "can then reach every host the server reaches, and the server's own loopback ports"
+)
+
+
+def agent_network(environ: Mapping[str, str] = os.environ) -> str:
+    """How a Harbor agent in the process sandbox reaches the network on this machine:
+    :data:`PROXY_ONLY` (a network namespace of its own, the capture proxy forwarded into it) or
+    :data:`HOST` (no network namespace can be made and ``HARBOR_ALLOW_HOST_NETWORK=on``: the
+    host's network, a warning logged). Raises :class:`SandboxUnavailable` saying how to fix it,
+    or ValueError for a value of the variable other than on or off."""
+    allowed = on_off(environ, HOST_NETWORK_VAR)
+    try:
+        isolation(network=False)
+        return PROXY_ONLY
+    except SandboxUnavailable as exc:
+        isolation(network=True)  # no namespace at all: that error says why
+        if not allowed:
+            raise SandboxUnavailable(_NO_NETWORK_NAMESPACE.format(reason=exc)) from None
+        _warn_host_network(str(exc))
+        return HOST
+
+
+def process_sandbox_status(environ: Mapping[str, str] = os.environ) -> tuple[bool, str]:
+    """Whether Harbor rollouts can run in the process sandbox here, and how (``users=uid
+    network=proxy-only``), or why not (the first line of the reason)."""
+    try:
+        network = agent_network(environ)
+        how = isolation(network=network == HOST)
+    except (SandboxUnavailable, ValueError) as exc:
+        return False, str(exc).splitlines()[0]
+    note = f" ({HOST_NETWORK_VAR}=on: no network namespace here)" if network == HOST else ""
+    return True, f"users={how.users} network={network}{note}"
+
+
+@functools.cache
+def _warn_host_network(reason: str) -> None:
+    log.warning(
+        "%s=on: Harbor agents in the process sandbox use the host's network, because: %s",
+        HOST_NETWORK_VAR,
+        reason,
+    )
+
+
+def _loopback_port(url: str) -> int:
+    """The port of a loopback ``http://127.0.0.1:<port>`` URL (the capture proxy's)."""
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost") or not parts.port:
+        raise SandboxError(
+            f"the process sandbox reaches a capture proxy on 127.0.0.1 only, got {url!r}"
+        )
+    return parts.port
+
+
+def _run_code(
+    log: str, argv: list[str], env: dict[str, str], timeout_s: float, relay: list[str] | None = None
+) -> str:
+    """The cell that runs ``argv`` (with the relay ``relay`` started first, if given)."""
+    return _RUN.format(
+        log=log,
+        argv=argv,
+        env=env,
+        timeout=timeout_s,
+        tail=LOG_TAIL_BYTES,
+        relay=_RELAY.format(argv=relay) if relay else "",
+        end_relay=_END_RELAY if relay else "",
+    )
+
+
 class ProcessTaskSandbox:
-    """A task's process sandbox: ``seed``, ``run_harness``, ``verify``, ``close``."""
+    """A task's process sandbox: ``seed``, ``run_harness``, ``verify``, ``close``.
+
+    ``proxy_url``: the capture proxy (``http://127.0.0.1:<port>``), the one address the
+    harness may reach (None: none at all). :attr:`network` says how the agent reaches it
+    (:func:`agent_network`); raises :class:`SandboxUnavailable` where it cannot run."""
 
     kind = "process"
 
-    def __init__(self, *, harness_timeout_s: float, verifier_timeout_s: float) -> None:
+    def __init__(
+        self,
+        *,
+        harness_timeout_s: float,
+        verifier_timeout_s: float,
+        proxy_url: str | None = None,
+    ) -> None:
+        self.network = agent_network()
+        self._proxy_port = None if proxy_url is None else _loopback_port(proxy_url)
         longest = max(harness_timeout_s, verifier_timeout_s)
         self.limits = SandboxLimits(
             timeout_s=longest + 30.0,  # the backstop: the cell's own wall clock
@@ -143,8 +261,9 @@ class ProcessTaskSandbox:
             processes=256,
             output_bytes=64_000,
             cpu_budget_s=int(harness_timeout_s + verifier_timeout_s) + 120,
-            network=True,
+            network=self.network == HOST,
             disk_mb=1024,
+            loopback=self.network == PROXY_ONLY,
         )
         self.box = Sandbox(self.limits)
 
@@ -173,15 +292,20 @@ class ProcessTaskSandbox:
         self._write(".", files)
 
     def run_harness(self, argv: list[str], env: dict[str, str], timeout_s: float) -> HarnessOutcome:
-        """Run the harness in the working directory; stopped at ``timeout_s``."""
-        code = _RUN.format(
-            log=f"{HARBOR_DIR}/harness.log",
-            argv=argv,
-            env=env,
-            timeout=timeout_s,
-            tail=LOG_TAIL_BYTES,
-        )
-        answer = self._cell(code)
+        """Run the harness in the working directory, the capture proxy forwarded into the
+        sandbox while it runs; stopped at ``timeout_s``."""
+        if self.network == HOST or self._proxy_port is None:
+            answer = self._cell(_run_code(f"{HARBOR_DIR}/harness.log", argv, env, timeout_s))
+        else:
+            if not self.box.alive:
+                self._cell("print('{}')")  # the port is forwarded into a running sandbox
+            forwarded = self.box.forward(self._proxy_port)
+            try:
+                relay = forwarded.relay_command(self.box.python)
+                code = _run_code(f"{HARBOR_DIR}/harness.log", argv, env, timeout_s, relay)
+                answer = self._cell(code)
+            finally:
+                forwarded.close()
         return HarnessOutcome(answer["exit_code"], answer["timed_out"], plain(answer["tail"]))
 
     def verify(
@@ -190,13 +314,9 @@ class ProcessTaskSandbox:
         """Copy the tests in (only now), run ``tests/test.sh`` and read the reward it wrote."""
         tests_dir, logs = f"{HARBOR_DIR}/tests", f"{HARBOR_DIR}/logs"
         self._write(tests_dir, tests)
-        code = _RUN.format(
-            log=f"{logs}/verifier/test-output.txt",
-            argv=["/bin/bash", f"{tests_dir}/test.sh"],
-            env={**env, "LOGS_DIR": logs},
-            timeout=timeout_s,
-            tail=LOG_TAIL_BYTES,
-        )
+        argv = ["/bin/bash", f"{tests_dir}/test.sh"]
+        verifier_env = {**env, "LOGS_DIR": logs}
+        code = _run_code(f"{logs}/verifier/test-output.txt", argv, verifier_env, timeout_s)
         ran = self._cell(code)
         if ran["timed_out"]:
             output = plain(ran["tail"])
