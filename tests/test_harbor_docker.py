@@ -1,10 +1,14 @@
 """Harbor rollouts in the Docker sandbox (the Docker lane): the task's own image built from its
-environment/Dockerfile, mini-swe-agent (its virtualenv mounted read-only) against the capture
-proxy and the shipped scripted TEST engine, the verifier writing /logs/verifier/reward.txt;
-every container removed afterwards, a hanging harness included."""
+environment/Dockerfile, mini-swe-agent (its virtualenv mounted read-only) and the four npm agents
+(their installs mounted read-only; codex's launcher and gemini-cli on the host's Node, mounted
+too) against the capture proxy and the shipped scripted TEST engine, within the container's
+memory limit, the verifier writing /logs/verifier/reward.txt; an image a harness cannot run in
+refused before the agent starts, with what it lacks; every container removed afterwards, a
+hanging harness included."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import uuid
 from pathlib import Path
@@ -16,13 +20,27 @@ from openenv.core.harness.capture import CaptureProxy, Upstream, create_capture_
 from openenv.core.harness.docker_sandbox import docker_problem
 from openenv.core.harness.engine import Engine, create_engine_app
 from openenv.core.harness.engine.script import bash_policy
-from openenv.core.harness.harnesses import Harness, HarnessCommand, MiniSweAgent, install_harness
+from openenv.core.harness.harnesses import (
+    Harness,
+    HarnessCommand,
+    MiniSweAgent,
+    NpmHarness,
+    get_harness,
+    install_harness,
+)
+from openenv.core.harness.harnesses.npm import CONTAINER_NODE, node_path
 from openenv.core.harness.loopback import serve_in_thread
 from openenv.core.harness.rollout import RolloutResult, run_rollout
 from openenv.core.harness.tasks import HarborTask, load_task, shipped_tasks
 from tests.docker.lane import lane_not_run
 
 BASE_IMAGE = "python:3.11-slim"  # what the shipped tasks' Dockerfiles start FROM
+NPM_AGENTS = ["codex", "claude-code", "opencode", "gemini-cli"]
+AGENT_TIMEOUT_S = 150.0  # these take 3-10 s each here; a hung agent is stopped at this
+# The container's memory limit as the agent's shell sees it (cgroup v2, else v1).
+MEMORY_LIMIT = (
+    "cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes"
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +58,31 @@ def harness(docker: None) -> MiniSweAgent:
     if mini.problem():
         install_harness("mini-swe-agent")
     return mini
+
+
+def _npm_agent(name: str) -> NpmHarness:
+    harness = get_harness(name)
+    assert isinstance(harness, NpmHarness)
+    if problem := harness.problem():
+        pytest.skip(problem)  # says: run `openenv harbor install NAME`
+    return harness
+
+
+def mini_or_npm(name: str) -> Harness:
+    if name != "mini-swe-agent":
+        return _npm_agent(name)
+    mini = MiniSweAgent()
+    if mini.problem():
+        install_harness("mini-swe-agent")
+    return mini
+
+
+def _task_with_dockerfile(tmp_path: Path, dockerfile: str) -> HarborTask:
+    """hello-file, its image built from ``dockerfile``."""
+    task_dir = tmp_path / f"hello-{uuid.uuid4().hex[:6]}"
+    subprocess.run(["cp", "-r", str(shipped_tasks() / "hello-file"), str(task_dir)], check=True)
+    (task_dir / "environment" / "Dockerfile").write_text(dockerfile)
+    return load_task(task_dir)
 
 
 def _containers(label: str = "openenv.harbor") -> list[str]:
@@ -112,3 +155,58 @@ def test_a_task_whose_image_does_not_build_fails_with_the_reason(
     result = rollout(load_task(task_dir), harness, ["ls"])
     assert result.status == "error"
     assert result.reason.startswith(f"docker build of {task_dir.name}: ")
+
+
+@pytest.mark.parametrize("name", NPM_AGENTS)
+def test_an_npm_agent_solves_hello_file_in_its_container_within_its_memory_limit(
+    docker: None, name: str
+) -> None:
+    harness = _npm_agent(name)
+    before = set(_containers())
+    t = load_task(shipped_tasks() / "hello-file")
+    solve = (t.path / "solution" / "solve.sh").read_text().strip()
+    result = rollout(t, harness, [MEMORY_LIMIT, solve], timeout=AGENT_TIMEOUT_S)
+    assert result.status == "ok", (result.reason, result.log_tail)
+    assert (result.sandbox, result.reward) == ("docker", 1.0), result.log_tail
+    assert result.harness_exit_code == 0
+    # first the limit, then the solution, the submit and the closing text: all captured
+    assert result.trace is not None and len(result.trace.turns) == 4
+    limit = str(int(t.config["environment"]["memory_mb"]) * 1024 * 1024)
+    assert limit in json.dumps(result.trace.turns[1].request)  # the agent's shell saw it
+    assert set(_containers()) <= before
+
+
+def test_a_node_agent_runs_on_the_hosts_node_mounted_read_only() -> None:
+    codex = _npm_agent("codex")  # its launcher is a Node script; opencode is a native binary
+    inside = codex.in_container()
+    argv = inside.command("say hi", "http://127.0.0.1:1/v1", "key", "m").argv
+    assert CONTAINER_NODE in argv and node_path() not in argv
+    assert inside.mounts()[Path(str(node_path())).resolve()] == CONTAINER_NODE
+    assert "Node script" in codex.container_needs()
+    opencode = _npm_agent("opencode")
+    assert opencode.in_container().mounts() == {opencode.prefix: str(opencode.prefix)}
+    assert "native binary" in opencode.container_needs()
+
+
+# What an image lacks, and what the refusal then names: what the harness needs, what the probe met.
+REFUSALS = {
+    "gemini-cli": ("rm -f /usr/lib/*/libstdc++.so.6*", "with libstdc++", "libstdc++.so.6"),
+    "mini-swe-agent": ("rm -f /usr/bin/python3*", "interpreter its virtualenv", "No such file"),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSALS))
+def test_an_image_a_harness_cannot_run_in_is_refused_before_the_agent_starts(
+    docker: None, tmp_path: Path, name: str
+) -> None:
+    harness = mini_or_npm(name)
+    before = set(_containers())
+    remove, needs, met = REFUSALS[name]
+    t = _task_with_dockerfile(tmp_path, f"FROM {BASE_IMAGE}\nRUN {remove}\nWORKDIR /app\n")
+    result = rollout(t, harness, ["touch /tmp/the-agent-ran"], timeout=AGENT_TIMEOUT_S)
+    assert result.status == "error", (result.reason, result.log_tail)
+    image = f"openenv-harbor-task-{t.name}:"
+    assert result.reason.startswith(f"{name} cannot run in the image {image}"), result.reason
+    assert needs in result.reason and met in result.reason.split(" there says: ")[1]
+    assert result.n_turns == 0 and result.reward is None  # no model call, no verifier
+    assert set(_containers()) <= before

@@ -3,9 +3,13 @@
 The image is ``[environment].docker_image`` when task.toml names one, else the task's
 ``environment/Dockerfile`` built here (tagged by a hash of the folder, so a rebuild happens only
 when it changes; ``build_timeout_sec`` bounds it). One container per rollout, with the task's
-``memory_mb`` and ``cpus``, the harness's virtualenv mounted read-only at the same path, and the
-host's network (the harness reaches the capture proxy on loopback). The harness runs under
-``timeout -s KILL`` in the image's working directory; the tests are copied in only afterwards
+``memory_mb`` and ``cpus``, the harness's install mounted read-only at the same path (and, for a
+Node script, the host's Node: :meth:`Harness.mounts`), and the host's network (the harness
+reaches the capture proxy on loopback). Once the container is up, the harness's probe (its
+``--version``, say) runs there: an image the harness cannot run in (no glibc, no libstdc++, not
+its interpreter) is refused with what the image lacks, before the agent starts. The harness
+runs under ``timeout -s KILL`` in the image's working directory, within the container's memory,
+CPU and process limits like everything in it; the tests are copied in only afterwards
 (``/tests``), and the verifier writes ``/logs/verifier/reward.txt`` as in Harbor. ``close``
 removes the container and everything in it.
 """
@@ -20,6 +24,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from openenv.core.harness.harnesses.base import Harness, HarnessUnavailable
 from openenv.core.harness.sandboxes import (
     LOG_TAIL_BYTES,
     HarnessOutcome,
@@ -30,6 +35,7 @@ from openenv.core.harness.sandboxes import (
 from openenv.core.harness.tasks import HarborTask
 
 GRACE_S = 30.0  # the host's backstop past the in-container timeout
+PROBE_TIMEOUT_S = 60.0
 
 
 def docker_problem() -> str | None:
@@ -66,12 +72,13 @@ class DockerTaskSandbox:
 
     kind = "docker"
 
-    def __init__(self, task: HarborTask, *, mounts: list[Path]) -> None:
+    def __init__(self, task: HarborTask, harness: Harness) -> None:
+        """``harness`` as a container runs it (:meth:`Harness.in_container`)."""
         problem = docker_problem()
         if problem:
             raise SandboxError(f"docker sandbox: {problem}")
         self.task = task
-        self.mounts = mounts
+        self.harness = harness
         self.name = f"openenv-harbor-{secrets.token_hex(6)}"
         self.started = False
 
@@ -94,18 +101,34 @@ class DockerTaskSandbox:
         return tag
 
     def seed(self, files: dict[str, bytes]) -> None:
-        """Start the container; its image holds the task's files (the Dockerfile copied them)."""
+        """Start the container (its image holds the task's files: the Dockerfile copied them)
+        and check that the harness can start in it."""
         env = self.task.config.get("environment", {})
         args = ["run", "-d", "--name", self.name, "--network", "host", "--label", "openenv.harbor"]
         args += ["--memory", f"{int(env.get('memory_mb', 2048))}m"]
         args += ["--cpus", str(env.get("cpus", 1)), "--pids-limit", "512"]
-        for mount in self.mounts:
-            args += ["-v", f"{mount}:{mount}:ro"]
+        for source, target in self.harness.mounts().items():
+            args += ["-v", f"{source}:{target}:ro"]
         image = self._image()
         self.started = True  # from here on, close() removes whatever docker made
         ran = _docker(*args, image, "sleep", "infinity")
         if ran.returncode != 0:
             raise SandboxError(f"docker run {image}: {_tail(ran.stderr)}")
+        self._probe(image)
+
+    def _probe(self, image: str) -> None:
+        """Refuse an image the harness cannot start in, saying what it needs and what the
+        probe met there."""
+        argv = self.harness.probe()
+        if argv is None:
+            return
+        ran = self._exec(argv, {}, PROBE_TIMEOUT_S)
+        if ran.returncode != 0:
+            said = _tail(ran.stderr + ran.stdout).strip()[-600:] or f"exit status {ran.returncode}"
+            raise HarnessUnavailable(
+                f"{self.harness.name} cannot run in the image {image}: it needs "
+                f"{self.harness.container_needs()}; `{' '.join(argv)}` there says: {said}"
+            )
 
     def _exec(
         self, argv: list[str], env: dict[str, str], timeout_s: float

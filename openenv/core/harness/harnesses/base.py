@@ -57,9 +57,24 @@ class Harness:
         proxy's ``/v1`` base)."""
         raise NotImplementedError
 
-    def mounts(self) -> list[Path]:
-        """Host folders a container sandbox mounts read-only at the same path (its install)."""
-        return []
+    def in_container(self) -> Harness:
+        """This harness as a container sandbox runs it (its command, mounts and probe); itself
+        unless its command names a host program the container sees elsewhere."""
+        return self
+
+    def mounts(self) -> dict[Path, str]:
+        """Host paths a container sandbox mounts read-only, each with where the container sees
+        it (its install at the same path)."""
+        return {}
+
+    def probe(self) -> list[str] | None:
+        """A quick command a container runs before the harness, to show that the harness can
+        start in the task's image (None: nothing to check)."""
+        return None
+
+    def container_needs(self) -> str:
+        """What a task's image must hold for this harness to run in it (one phrase)."""
+        return "nothing of its own"
 
     def install(self) -> Path:
         """Install the harness under :func:`harness_home`; returns where it went."""

@@ -58,4 +58,6 @@ class ClaudeCode(NpmHarness):
             "NO_COLOR": "1",
             "TERM": "dumb",
         }
+        if self.in_a_container:
+            env["IS_SANDBOX"] = "1"  # it refuses to skip permissions as root outside a sandbox
         return HarnessCommand(argv, env)

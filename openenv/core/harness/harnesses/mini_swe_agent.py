@@ -15,6 +15,12 @@ from openenv.core.harness.harnesses.base import (
     harness_home,
 )
 
+# Whether the interpreter runs and finds the agent in the virtualenv (without importing it).
+_IMPORTABLE = (
+    "import importlib.util, sys; importlib.util.find_spec('minisweagent') or "
+    "sys.exit('minisweagent is not importable: this python is not the one its virtualenv has')"
+)
+
 
 class MiniSweAgent(Harness):
     """mini-swe-agent's ``mini`` CLI, non-interactive (``-y --exit-immediately``), through
@@ -34,8 +40,15 @@ class MiniSweAgent(Harness):
         """The virtualenv's interpreter."""
         return self.venv / "bin" / "python"
 
-    def mounts(self) -> list[Path]:
-        return [self.venv]
+    def mounts(self) -> dict[Path, str]:
+        return {self.venv: str(self.venv)}
+
+    def probe(self) -> list[str]:
+        return [str(self.python), "-c", _IMPORTABLE]
+
+    def container_needs(self) -> str:
+        base = self.python.resolve()  # the interpreter the virtualenv was made with
+        return f"{base} at that path (the interpreter its virtualenv was made with)"
 
     def problem(self) -> str | None:
         if not self.python.exists():

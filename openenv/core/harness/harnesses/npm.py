@@ -1,10 +1,20 @@
 """Harnesses published on npm: a pinned version installed with ``npm install --prefix`` into
-``harness_home()/<name>`` (readable by the sandbox's user) and run with the host's Node."""
+``harness_home()/<name>`` (readable by the sandbox's user) and run with the host's Node.
+
+In a container sandbox the install is mounted read-only at the same path. A CLI that is a native
+binary (opencode, Claude Code) runs as is, on the image's glibc; a Node script (codex's launcher,
+gemini-cli) runs with the host's Node binary, mounted read-only at :data:`CONTAINER_NODE` (the
+image's own ``node``, if it has one, is left alone). Before the harness, the container runs its
+:meth:`~NpmHarness.probe` (``--version`` of the binary, or of that Node): an image it cannot run
+in is refused with what the probe said.
+"""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import platform
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,6 +22,7 @@ from pathlib import Path
 from openenv.core.harness.harnesses.base import Harness, HarnessUnavailable, harness_home
 
 NODE = "/usr/bin/node"
+CONTAINER_NODE = "/opt/openenv-node/bin/node"  # where a container sees the host's Node
 INSTALL_TIMEOUT_S = 900
 
 
@@ -29,6 +40,7 @@ class NpmHarness(Harness):
 
     def __init__(self, home: Path | None = None) -> None:
         self.prefix = (home or harness_home()) / self.name
+        self.in_a_container = False  # set on the copy :meth:`in_container` makes
 
     @property
     def spec(self) -> str:
@@ -48,8 +60,34 @@ class NpmHarness(Harness):
         except (OSError, ValueError):
             return None
 
-    def mounts(self) -> list[Path]:
-        return [self.prefix]
+    def in_container(self) -> NpmHarness:
+        clone = copy.copy(self)
+        clone.in_a_container = True
+        return clone
+
+    def mounts(self) -> dict[Path, str]:
+        found = {self.prefix: str(self.prefix)}
+        host = node_path()
+        if self.in_a_container and host and self._entry()[1]:
+            found[Path(host).resolve()] = CONTAINER_NODE
+        return found
+
+    def probe(self) -> list[str]:
+        target, script = self._entry()
+        return [self._node(), "--version"] if script else [str(target), "--version"]
+
+    def container_needs(self) -> str:
+        arch = platform.machine()
+        try:
+            script = self._entry()[1]
+        except HarnessUnavailable:
+            return f"a glibc Linux image ({arch}); whether it needs Node shows once installed"
+        if script:
+            return (
+                f"a glibc Linux image ({arch}) with libstdc++: {self.name} is a Node script, run "
+                f"with the host's Node ({node_path()}) mounted at {CONTAINER_NODE}"
+            )
+        return f"a glibc Linux image ({arch}): {self.name} is a native binary"
 
     def problem(self) -> str | None:
         install = f"run `openenv harbor install {self.name}` (npm's {self.spec})"
@@ -70,15 +108,24 @@ class NpmHarness(Harness):
         host's Node (its ``#!/usr/bin/env node`` would need node on the sandbox's PATH), without
         WebAssembly's trap handler: its 10 GB address-space reservation per instance fails under
         the sandbox's address-space limit (Node's own fetch runs on WebAssembly)."""
+        target, script = self._entry()
+        if script:
+            return [self._node(), "--disable-wasm-trap-handler", str(target)]
+        return [str(target)]
+
+    def _entry(self) -> tuple[Path, bool]:
+        """The CLI's file and whether it is a Node script (else a native binary)."""
         target = self.executable.resolve()
         try:
             with target.open("rb") as f:
                 head = f.read(128)
         except OSError as exc:
             raise HarnessUnavailable(self.problem() or f"{self.name}: {exc}") from exc
-        if head.startswith(b"#!") and b"node" in head.split(b"\n", 1)[0]:
-            return [str(node_path() or NODE), "--disable-wasm-trap-handler", str(target)]
-        return [str(target)]
+        return target, head.startswith(b"#!") and b"node" in head.split(b"\n", 1)[0]
+
+    def _node(self) -> str:
+        """The Node that runs a script CLI: the host's, as the sandbox sees it."""
+        return CONTAINER_NODE if self.in_a_container else str(node_path() or NODE)
 
     def install(self) -> Path:
         """``npm install`` the pinned version into the harness's own prefix (umask 022: the
