@@ -11,7 +11,8 @@ import httpx
 from conftest import ROOT, run_app_py
 from conftest import run_cli as openenv
 
-from openenv.core.registry import HOSTED_ONLY, discover, hosted_only
+from openenv.core.hosted import HOSTED_ONLY, hosted_only
+from openenv.core.registry import discover
 
 
 def test_the_registry_names_the_three_with_a_reason_and_none_shadows_a_package():

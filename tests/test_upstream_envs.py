@@ -25,7 +25,8 @@ import pytest
 from conftest import ROOT, free_port, run_cli, served, stop_process_group, wait_healthy
 
 from openenv.core.environment import Environment
-from openenv.core.registry import Shadowed, duplicates, find, make_importable, read_folder
+from openenv.core.folders import Shadowed, duplicates, make_importable
+from openenv.core.registry import find, read_folder
 from openenv.core.rubrics import Rubric
 from openenv.core.types import Action, Observation, State
 

@@ -519,7 +519,7 @@ def _list(args: argparse.Namespace) -> int:
             continue
         ui.ok(f"{entry.name.ljust(width)}  available   {ui.dim(str(entry.path))}")
     if target.entry is None:  # a catalog: the documented envs that run only where hosted
-        from openenv.core.registry import hosted_only
+        from openenv.core.hosted import hosted_only
 
         for hosted in hosted_only():
             ui.info(

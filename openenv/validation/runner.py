@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from openenv.core.errors import EnvUnavailable
-from openenv.core.registry import EnvPackage, make_importable
+from openenv.core.folders import make_importable
+from openenv.core.registry import EnvPackage
 from openenv.validation import probes
 from openenv.validation.evidence import (
     EpisodeRecord,

@@ -6,7 +6,7 @@ from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING
 
-from openenv.core.registry import HostedOnly, hosted_only
+from openenv.core.hosted import HostedOnly, hosted_only
 from openenv.validation.verdict import read_verdict
 
 if TYPE_CHECKING:
