@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from openenv.web.page.blocks import GENERIC_SIDES, two_player_sides
+from openenv.web.page.sides import GENERIC_SIDES, two_player_sides
 
 
 def ctx_of(env_cls, tags=()):

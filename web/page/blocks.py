@@ -7,10 +7,10 @@ schema), Rewards (each step's reward broken into its rubric components, a stacke
 through the recorded episode, an exported JSONL loaded back, two runs compared), State, Last
 response, Python, README, and an environment's own tab (``gradio_builder``).
 
-Presentation mode (``?present=1``, ``agent`` or ``random``, ``&speed=`` steps a second, or the
-🎬 Present button) hides all but the stage and a bar (:func:`present_html`) and plays episode
-after episode with the page's own autoplay (``assets/page.js``; ``assets/playground.css`` lays it
-out under ``html.oe-present``).
+Presentation mode (:mod:`openenv.web.page.present`) hides all but the stage and a bar. The
+header (:mod:`~openenv.web.page.header`), the README tab (:mod:`~openenv.web.page.readme`), the
+"you play" sides (:mod:`~openenv.web.page.sides`) and the side panels
+(:mod:`~openenv.web.page.panels`) are drawn by modules of their own.
 
 Each browser tab opens its own session through the server's session manager (or adopts the one
 the fast shell opened before Gradio loaded) and closes it when the tab goes away (Gradio's unload
@@ -22,30 +22,26 @@ the action form and the side panels go through Gradio events.
 from __future__ import annotations
 
 import html
-import inspect
-import re
-import sys
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
-from gradio import route_utils
 
-from openenv.server.context import ServerContext
-from openenv.validation.verdict import verdict_for_class
 from openenv.web import forms
-from openenv.web.agents import RandomAgent
 from openenv.web.episode.video import env_fps
 from openenv.web.page.extension import PlaygroundAPI
-from openenv.web.page.snippet import client_names, python_snippet
+from openenv.web.page.header import header_html
+from openenv.web.page.panels import SidePanels
+from openenv.web.page.present import present_html, present_player
+from openenv.web.page.readme import readme_component, readme_markdown
+from openenv.web.page.sides import GENERIC_SIDES, side_choices, two_player_sides
 from openenv.web.page.tools import tools_of, tools_tab
 from openenv.web.page.widgets import widget
 from openenv.web.rewards import panel as reward_panel
 from openenv.web.stage import messages
 from openenv.web.stage.api import SEATS, agents_turn
 from openenv.web.stage.controller import Controller
-from openenv.web.stage.html import FULL, code_block, json_block
+from openenv.web.stage.html import FULL
 from openenv.web.stage.tabs import WebTab
 from openenv.web.static import asset
 
@@ -71,7 +67,7 @@ def build_blocks(
     page = _Page(controller, path)
     with gr.Blocks(title=f"{ctx.package.title} · OpenEnv playground") as demo:
         # presentation mode's bar (?present=1, the Present button): hidden until then
-        gr.HTML(present_html(ctx, *page.present_player()), elem_id="oe-present")
+        gr.HTML(present_html(ctx, *present_player(controller)), elem_id="oe-present")
         gr.HTML(header_html(ctx), elem_id="oe-header")
         if ctx.token is not None:
             page.lock_panel()
@@ -105,10 +101,6 @@ class _Page:
         self.path = path
         self.option_specs = forms.reset_fields(self.ctx.env_cls)
         self.action_specs = forms.fields_from_model(self.ctx.action_cls)
-        self.names = client_names(self.ctx.package, self.ctx.action_cls)
-        # What each tab's page was last sent of the State, Last response and Python panels
-        # (an unchanged panel is not sent again); freed with the tab.
-        self._sent: weakref.WeakKeyDictionary[WebTab, dict[str, str]] = weakref.WeakKeyDictionary()
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -137,11 +129,12 @@ class _Page:
                 with gr.Tab("Tools", id="tools"):
                     tools_tab(PlaygroundAPI(ctx, controller, self.stage))
             with gr.Tab("Rewards", id="rewards"):
-                self.rewards_box, self.rewards = reward_panel.build(controller)
+                self.rewards_box, rewards = reward_panel.build(controller)
+                self.panels = SidePanels(controller, self.path, rewards)
             with gr.Tab("Python", id="python"):
                 self.code_box = gr.HTML(elem_id="oe-python")
             with gr.Tab("README", id="readme"):
-                _readme_component(_readme(ctx))
+                readme_component(readme_markdown(ctx))
             if gradio_builder is not None:
                 with gr.Tab(custom_tab_name, id="custom"):
                     _build_custom(gradio_builder, PlaygroundAPI(ctx, controller, self.stage))
@@ -217,27 +210,10 @@ class _Page:
             per_game = callable(getattr(self.ctx.env_cls, "sides_for", None))
             if sides is not None or per_game:  # "you play": the agent takes the other side
                 self.agent_side = gr.Radio(
-                    _side_choices(sides or GENERIC_SIDES), value="either", label="you play",
+                    side_choices(sides or GENERIC_SIDES), value="either", label="you play",
                     elem_id="oe-agent-side", visible=sides is not None,
                     info="with the agent answering: it plays the other side, and opens for it",
                 )  # fmt: skip
-
-    def present_player(self) -> tuple[str, str]:
-        """Who plays in presentation mode, and the name the bar shows: ``"agent"``, the
-        operator's agent (``OPENENV_AGENT``) when one is set up; else ``"solver"``, the env's
-        own solver (the oracle its validation plays) when it ships one that runs here; else
-        ``"random"``, autoplay's random actions."""
-        try:
-            agent = self.controller.agent
-        except Exception as exc:  # the operator's settings are wrong: said, the env plays
-            agent, why = None, f" (OPENENV_AGENT is not set up: {exc})"
-        else:
-            why = ""
-        if agent is not None and not isinstance(agent, RandomAgent):
-            return "agent", f"agent: {agent.name}"
-        if self.controller.solver is not None:
-            return "solver", f"the env's solver{why}"
-        return "random", f"random moves{why or ' (autoplay)'}"
 
     def _agent_name(self) -> str:
         try:
@@ -289,7 +265,7 @@ class _Page:
         # panels route (openenv.web.stage.api) for the ones in view that are behind the stage
         # (assets/page.js), one plain call instead of a queue round trip (~16 ms of server CPU
         # each, measured) per click, none when no panel is in view.
-        self.controller.panels = self.panels_for
+        self.controller.panels = self.panels.for_tab
         self.play_btn.click(
             None, [self.play_steps, self.play_fps, self.play_agent], None,
             js="(steps, fps, agent) => { window.openenvPlayground.play(steps, fps, agent); }",
@@ -380,7 +356,7 @@ class _Page:
         if not (isinstance(sides, list | tuple) and len(sides) == 2):
             return [gr.update(visible=False)]
         named = (str(sides[0])[:40], str(sides[1])[:40])
-        return [gr.update(choices=_side_choices(named), visible=True)]
+        return [gr.update(choices=side_choices(named), visible=True)]
 
     async def on_reset(self, form: dict[Any, Any], request: gr.Request):
         result = await self._reset(form, request)
@@ -420,48 +396,8 @@ class _Page:
             return gr.skip(), _msg(tab.notice.text, "error")
         return self.controller.html(tab), _msg("Step applied.", "ok")
 
-    async def panels_for(self, tab: WebTab, names: list[str], request: Any) -> dict[str, str]:
-        """The side panels ``names`` (state, raw, code, rewards) of ``tab`` as HTML, for the
-        stage's panels route; a panel unchanged since the last call for ``names`` naming it is
-        left out (``"fresh"`` in ``names``: the page drew its panels anew, all are sent)."""
-        if not tab.authorized:
-            return {}
-        wanted = {name for name in names if name in PANELS}
-        sent = self._sent.setdefault(tab, {})
-        if "fresh" in names:
-            sent.clear()
-        out: dict[str, str] = {}
-        for name in PANELS:
-            if name not in wanted:
-                continue
-            if name == "state":
-                shown = json_block(await self.controller.state(tab), "No session: press Reset.")
-            elif name == "raw":
-                shown = json_block(tab.episode.last_response, "Nothing yet.")
-            elif name == "code":
-                shown = self._code(tab, request)
-            else:  # the reward panel's own calls redraw it too: never left out as unchanged
-                out[name] = self.rewards.html(tab)
-                continue
-            if sent.get(name) != shown:
-                out[name] = sent[name] = shown
-        return out
-
-    def _code(self, tab: WebTab, request: Any) -> str:
-        code = python_snippet(
-            self.names,
-            self.ctx.web.get("client_url") or _server_url(request, self.path),
-            tab.episode.last_action or _first_legal(tab),
-            tab.episode.reset_kwargs,
-            needs_token=self.ctx.token is not None,
-        )
-        return code_block(code, "python")
-
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-PANELS = ("state", "raw", "code", "rewards")
 
 
 def _seed(value: Any) -> int:
@@ -476,153 +412,3 @@ def _seed(value: Any) -> int:
 
 def _msg(text: str, kind: str) -> str:
     return f'<span class="oe-{kind}">{html.escape(text)}</span>' if text else ""
-
-
-def _first_legal(tab: WebTab) -> dict[str, Any] | None:
-    if not tab.shows.legal:
-        return None
-    return tab.shows.legal[0].fields()
-
-
-def _server_url(request: Any, path: str) -> str:
-    """This server's URL as the visitor reaches it (proxy headers included), without ``/web``;
-    ``request``: a stage call's (Starlette) or a Gradio event's."""
-    raw = getattr(request, "request", None) or request
-    root = route_utils.get_root_url(request=raw, route_path="/stage/panels", root_path=None)
-    root = root.rstrip("/")
-    return root[: -len(path)] if root.endswith(path) else root
-
-
-def header_html(ctx: ServerContext) -> str:
-    """The page header: emoji, title, version, the env's how-to-play (its description when it
-    declares none), its legend, and the tags."""
-    m = ctx.manifest
-    tags = "".join(f'<span class="oe-tag">{html.escape(str(t))}</span>' for t in m.tags)
-    shipped = verdict_for_class(ctx.env_cls)
-    if shipped is not None:
-        tags = (
-            f'<span class="oe-tag oe-verdict oe-verdict-{shipped.verdict}" '
-            f'title="{html.escape(shipped.title)}">{html.escape(shipped.label)}</span>' + tags
-        )
-    version = f" <small>v{html.escape(m.version)}</small>" if m.version else ""
-    how = str(getattr(ctx.env_cls, "how_to_play", "") or "")
-    line = (
-        f'<p class="oe-howto" title="{html.escape(m.description)}">{html.escape(how)}</p>'
-        if how
-        else f"<p>{html.escape(m.description)}</p>"
-    )
-    return (
-        f'<div class="oe-header"><span class="oe-emoji">{html.escape(m.emoji)}</span><div>'
-        f"<h1>{html.escape(m.display_title)}{version}</h1>{line}"
-        f"{legend_html(getattr(ctx.env_cls, 'legend', None))}</div>"
-        f'<div class="oe-tags">{tags}<a class="oe-tag oe-watch-link" href="watch" '
-        'title="Every live session of this server (web tabs, notebooks, trainers), to watch">'
-        "👁 live sessions</a></div></div>"
-    )
-
-
-MAX_CAPTION_CHARS = 200
-TWO_PLAYER_TAGS = {"two-player", "multi-agent", "multiplayer", "multi-player"}
-
-
-GENERIC_SIDES = ("the first to move", "the second")
-
-
-def _side_choices(sides: tuple[str, str]) -> list[tuple[str, str]]:
-    return [("the side to move", "either"), (sides[0], "first"), (sides[1], "second")]
-
-
-def two_player_sides(ctx: ServerContext) -> tuple[str, str] | None:
-    """The names of a two-player game's sides for "you play" (the env's ``sides``, e.g.
-    ``("X", "O")``, else first and second), or ``None`` for a game of one player.
-
-    An env that plays several games (its reset options pick one) also names them per game with
-    a class method ``sides_for(options) -> (first, second) | None``; the page relabels "you
-    play" (or hides it, for a game of one player) on each Reset, and ``sides`` names the
-    default game's."""
-    declared = getattr(ctx.env_cls, "sides", None)
-    per_game = getattr(ctx.env_cls, "sides_for", None)
-    if callable(per_game):  # the default game's (reset options left as they are)
-        try:
-            declared = per_game({})
-        except Exception:  # the env could not name them: its sides attribute, if any
-            pass
-        if not (isinstance(declared, list | tuple) and len(declared) == 2):
-            return None
-    if isinstance(declared, list | tuple) and len(declared) == 2:
-        return str(declared[0])[:40], str(declared[1])[:40]
-    if TWO_PLAYER_TAGS & {str(t).lower() for t in ctx.manifest.tags}:
-        return GENERIC_SIDES
-    return None
-
-
-def present_html(ctx: ServerContext, player: str, name: str) -> str:
-    """Presentation mode's bar: the env's name, a one-line caption of what it is about (its
-    description, else its how-to-play; the view draws its own legend), who plays (``player``:
-    ``agent``, ``solver`` or ``random``, shown as ``name``: ``Page.present_player``), the speed
-    and the episode (filled in by ``assets/page.js``), and Pause, Full screen and Exit."""
-    m = ctx.manifest
-    how = str(getattr(ctx.env_cls, "how_to_play", "") or "")
-    caption = _one_line(m.description or how or m.display_title)
-    icon = {"agent": "🤖", "solver": "🧭"}.get(player, "🎲")
-    return (
-        f'<div class="oe-present-bar" data-player="{html.escape(player)}" data-episodes="0" '
-        'role="region" aria-label="presentation">'
-        f'<span class="oe-present-emoji" aria-hidden="true">{html.escape(m.emoji)}</span>'
-        f'<div class="oe-present-text"><h2>{html.escape(m.display_title)}</h2>'
-        f'<p class="oe-present-caption" title="{html.escape(how)}">{html.escape(caption)}</p>'
-        '<div class="oe-present-meta">'
-        f'<span class="oe-present-player" title="who plays">{icon} {html.escape(name)}</span>'
-        '<span class="oe-present-speed" title="steps a second (&amp;speed= in the address)">'
-        "</span>"
-        '<span class="oe-present-ep">Episode <b class="oe-present-episode">1</b></span>'
-        '<span class="oe-present-note" role="status"></span></div></div>'
-        '<div class="oe-present-buttons">'
-        '<button type="button" class="oe-present-pause" aria-pressed="false">❚❚ Pause</button>'
-        '<button type="button" class="oe-present-full">Full screen</button>'
-        '<button type="button" class="oe-present-exit" title="back to the playground (Esc)">'
-        "✕ Exit</button></div></div>"
-    )
-
-
-def _one_line(text: str) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= MAX_CAPTION_CHARS else line[: MAX_CAPTION_CHARS - 1] + "…"
-
-
-_COLOUR = re.compile(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?")
-
-
-def legend_html(legend: Any) -> str:
-    """An env's legend: a colour swatch for a ``#rrggbb`` key, else the glyph itself."""
-    if not isinstance(legend, dict) or not legend:
-        return ""
-    items = []
-    for key, meaning in list(legend.items())[:12]:
-        key = str(key)
-        mark = (
-            f'<i class="oe-swatch" style="background:{key}"></i>'
-            if _COLOUR.fullmatch(key)
-            else f"<b>{html.escape(key[:8])}</b>"
-        )
-        items.append(f'<span class="oe-legend-item">{mark} {html.escape(str(meaning)[:80])}</span>')
-    return f'<div class="oe-legend oe-head-legend" aria-label="legend">{"".join(items)}</div>'
-
-
-def _readme_component(markdown: str) -> gr.components.Component:
-    """The README as HTML rendered here (one component type fewer for the page to load), or
-    as gr.Markdown when markdown-it-py (a dependency of Gradio's CLI) is unavailable."""
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError:
-        return gr.Markdown(markdown, elem_id="oe-readme")
-    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
-    return gr.HTML(f'<div class="oe-readme prose">{rendered}</div>', elem_id="oe-readme")
-
-
-def _readme(ctx: ServerContext) -> str:
-    if ctx.package.readme:
-        return ctx.package.readme
-    module = sys.modules.get(ctx.env_cls.__module__) if ctx.env_cls is not None else None
-    doc = inspect.getdoc(module) if module is not None else None
-    return f"# {ctx.package.title}\n\n{doc or ctx.manifest.description or 'No README yet.'}"

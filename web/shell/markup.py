@@ -27,7 +27,7 @@ from fastapi import FastAPI
 from starlette.routing import get_route_path
 
 from openenv.server.context import ServerContext
-from openenv.web.page.blocks import header_html
+from openenv.web.page.header import header_html
 from openenv.web.stage import messages
 from openenv.web.stage.html import stage_html
 from openenv.web.stage.tabs import WebTab
