@@ -1,20 +1,21 @@
-"""``openenv``: scaffold, serve, validate, build and publish environments."""
+"""``openenv``: scaffold, serve, validate, build and publish environments.
+
+Here: the command line's parser (the built-in commands' arguments and help; the other commands
+add their own, ``add_parser``), the entry point, and ``init``, ``validate`` and ``list``. The
+built-in commands' work is done in :mod:`~openenv.cli.serving` (``serve``, ``playground``),
+:mod:`~openenv.cli.publish` (``build``, ``push``) and :mod:`~openenv.cli.render` (``render``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from openenv.cli import ui
+from openenv.cli import publish, render, serving, ui
 from openenv.cli.report import LEVELS
 from openenv.cli.ui import CliError
-
-if TYPE_CHECKING:
-    from openenv.cli.targets import Target
 
 DESCRIPTION = """\
 Build OpenEnv environments, play them in the browser, and share them as Hugging Face Spaces.
@@ -106,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         help="list the records of this catalog file (openenv catalog build); the ones not "
         "among PATH's environments (default: the installed ones) show as unavailable",
     )
-    p.set_defaults(run=_serve)
+    p.set_defaults(run=serving.serve)
 
     p = _command(sub, "validate", "check an environment in-process, or a server by URL")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
@@ -164,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--wheels", metavar="DIR", help="with --base: install from this wheelhouse, not an index"
     )
-    p.set_defaults(run=_build)
+    p.set_defaults(run=publish.build)
 
     p = _command(sub, "push", "publish the environment as a Hugging Face Space")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
@@ -174,14 +175,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--var", action="append", default=[], metavar="K=V", help="Space variable")
     p.add_argument("--secret", action="append", default=[], metavar="K=V", help="Space secret")
     p.add_argument("--port", type=int, default=7860, help="the Space's port (default: 7860)")
-    p.set_defaults(run=_push)
+    p.set_defaults(run=publish.push)
 
     p = _command(sub, "playground", "the playground for a remote server or Space")
     p.add_argument("target", metavar="TARGET", help="http(s)://host[:port] or OWNER/NAME")
     p.add_argument("--port", type=int, help="default: $PORT, else 8000")
     p.add_argument("--host", help="default: $HOST, else 0.0.0.0")
     p.add_argument("--name", help="what the page calls the remote (default: its /metadata name)")
-    p.set_defaults(run=_playground)
+    p.set_defaults(run=serving.playground)
 
     p = _command(sub, "render", "an episode file as an MP4 or GIF video")
     p.add_argument("file", metavar="FILE", help="episode JSONL (export or recorder)")
@@ -191,7 +192,7 @@ def _parser() -> argparse.ArgumentParser:
         help="frames per second (default: the frame rate of the env the file names, else 10)",
     )  # fmt: skip
     p.add_argument("--episode", type=int, help="which episode of a file of several (default 1)")
-    p.set_defaults(run=_render)
+    p.set_defaults(run=render.run)
 
     p = _command(sub, "list", "list the environments and whether they can run here")
     p.add_argument("path", nargs="?", metavar="PATH", help=path_help)
@@ -240,122 +241,6 @@ Next:
     return 0
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from openenv.cli.serve import run
-    from openenv.cli.targets import resolve
-    from openenv.core.errors import EnvUnavailable
-
-    if args.catalog or (args.path and Path(args.path).is_file()):
-        return _serve_catalog_file(args)
-    target = resolve(args.path)
-    if target.entry is not None:
-        try:
-            app = target.entry.import_app()
-        except EnvUnavailable as exc:
-            raise CliError(str(exc)) from None
-        ui.info(f"{target.entry.emoji} {target.entry.title}: playground at /web/, API at /")
-        run(app, host=args.host, port=args.port, default_port=8000)
-        return 0
-    from openenv.web.catalog.app import create_catalog_app
-
-    ui.info(f"Catalog of {target.where}: landing page at /, each env under /envs/<name>/")
-    run(create_catalog_app(target.entries), host=args.host, port=args.port, default_port=7860)
-    return 0
-
-
-def _serve_catalog_file(args: argparse.Namespace) -> int:
-    """``openenv serve FILE.json`` / ``openenv serve [PATH] --catalog FILE``."""
-    from openenv.cli.serve import run
-    from openenv.cli.targets import resolve
-    from openenv.hub.catalog_file import CatalogError
-    from openenv.web.catalog.app import create_catalog_app
-
-    catalog = Path(args.catalog or args.path)
-    packages = None
-    if args.catalog and args.path:
-        target = resolve(args.path)
-        packages = [target.entry] if target.entry else target.entries
-    try:
-        app = create_catalog_app(packages, catalog=catalog)
-    except CatalogError as exc:
-        raise CliError(str(exc)) from None
-    ui.info(f"Catalog file {catalog}: landing page at /, each env under /envs/<name>/")
-    run(app, host=args.host, port=args.port, default_port=7860)
-    return 0
-
-
-def _playground(args: argparse.Namespace) -> int:
-    from openenv.cli.serve import run
-    from openenv.web.remote.app import RemotePlayground
-    from openenv.web.remote.probe import Remote
-
-    try:
-        remote = Remote.of(args.target, name=args.name)
-    except ValueError as exc:
-        raise CliError(f"{exc} (or an http(s):// URL)") from None
-    ui.info(f"Playground for {remote.url}: open /web/ (each tab gets its own remote session)")
-    run(RemotePlayground(remote), host=args.host, port=args.port, default_port=8000)
-    return 0
-
-
-def _render(args: argparse.Namespace) -> int:
-    from openenv.web.episode.files import EpisodeFileError, parse_episodes_jsonl
-    from openenv.web.episode.video import VideoUnavailable, episode_pictures, episode_video
-
-    out = Path(args.out)
-    kind = out.suffix.lower().lstrip(".")
-    if kind not in ("mp4", "gif"):
-        raise CliError(f"--out must end in .mp4 or .gif, got {out.name!r}")
-    if args.fps is not None and not 0 < args.fps <= 240:
-        raise CliError(f"--fps must be in (0, 240], got {args.fps:g}")
-    try:
-        episodes = parse_episodes_jsonl(Path(args.file).read_bytes())
-    except OSError as exc:
-        raise CliError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    except EpisodeFileError as exc:
-        raise CliError(f"{args.file}: {exc}") from None
-    number = args.episode or 1
-    if not 1 <= number <= len(episodes):
-        raise CliError(
-            f"{args.file} holds {len(episodes)} episode(s); --episode {number} is not one"
-        )
-    frames, how = episode_pictures(episodes[number - 1])
-    fps = args.fps if args.fps is not None else _env_fps(episodes[number - 1].env)
-    if not frames:
-        raise CliError(f"episode {number} of {args.file} has no steps to show")
-    ui.info(f"Episode {number}: {len(frames)} pictures, {how}")
-
-    def progress(done: int, total: int) -> None:
-        filled = done * 30 // total
-        sys.stderr.write(f"\r  [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} frames")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    try:
-        data = episode_video(frames, kind, fps=fps, progress=progress)
-    except VideoUnavailable as exc:
-        raise CliError(str(exc)) from None
-    out.write_bytes(data or b"")
-    ui.ok(f"Wrote {out} ({len(frames)} frames at {fps:g} fps, {len(data or b'') // 1024} KiB)")
-    return 0
-
-
-def _env_fps(name: str | None) -> float:
-    """The frame rate of the env a file names (its environment class's ``render_fps``), or the
-    default when it names none, or one not installed here."""
-    from openenv.core.errors import OpenEnvError
-    from openenv.core.registry import find
-    from openenv.web.episode.video import DEFAULT_FPS, env_fps
-
-    if not name:
-        return DEFAULT_FPS
-    try:
-        return env_fps(find(name).environment_class())
-    except (OpenEnvError, ImportError):
-        return DEFAULT_FPS
-
-
 def _validate(args: argparse.Namespace) -> int:
     if args.url:
         if args.path:
@@ -394,112 +279,6 @@ def _validate(args: argparse.Namespace) -> int:
         return report.exit_code
     report.print()
     return report.exit_code
-
-
-def _default_out(name: str) -> Path:
-    return Path("build") / f"{name.lower().replace(' ', '-').replace('_', '-')}-space"
-
-
-def _build(args: argparse.Namespace) -> int:
-    from openenv.cli.build import build_image, default_tag, write_bundle
-    from openenv.cli.targets import resolve
-
-    if args.base:
-        return _build_base(args)
-    if args.wheels:
-        raise CliError("--wheels goes with --base (the base image's wheelhouse)")
-    target = resolve(args.path)
-    if args.package_files:
-        from openenv.cli.build import write_package_files
-
-        write_package_files(target)
-        return 0
-    name = target.entry.name if target.entry else "catalog"
-    bundle = write_bundle(target, Path(args.out or _default_out(name)), port=args.port)
-    if args.no_image:
-        return 0
-    build_image(bundle, args.tag or default_tag(bundle))
-    return 0
-
-
-def _build_base(args: argparse.Namespace) -> int:
-    """``openenv build --base``: the shared base image of the env packages' images."""
-    from openenv.cli.build import build_image
-    from openenv.core.registry import MANIFEST, discover, installed, read_package
-    from openenv.hub.bundle import BundleError
-    from openenv.hub.package_image import BASE_IMAGE, base_bundle
-
-    if args.package_files:
-        raise CliError("--base and --package-files are two different builds: give one")
-    wheels = Path(args.wheels) if args.wheels else None
-    if wheels is not None and not wheels.is_dir():
-        raise CliError(f"--wheels {args.wheels}: no such directory")
-    if not args.path:
-        entries = installed()
-    elif (Path(args.path) / MANIFEST).is_file():
-        entries = [read_package(Path(args.path))]
-    else:
-        entries = discover(Path(args.path))
-    try:
-        bundle = base_bundle(entries, Path(args.out or "build/openenv-env-base"), wheels=wheels)
-    except BundleError as exc:
-        raise CliError(str(exc)) from None
-    ui.ok(f"Base image context for {len(entries)} env packages: {bundle.path}")
-    if not args.no_image:
-        build_image(bundle, args.tag or BASE_IMAGE)
-    return 0
-
-
-def _push(args: argparse.Namespace) -> int:
-    from openenv.cli.build import write_bundle
-    from openenv.cli.targets import resolve
-    from openenv.hub.publish import PublishError, default_repo_id, hub_api, parse_pairs, publish
-
-    target = resolve(args.path)
-    name = target.entry.name if target.entry else "openenv-playground"
-    try:
-        variables = parse_pairs(args.var, "--var")
-        secrets = parse_pairs(args.secret, "--secret")
-        if args.dry_run:
-            return _dry_run(target, args, variables, secrets)
-        api = hub_api()
-        repo_id = args.repo_id or default_repo_id(api, name)
-        with tempfile.TemporaryDirectory(prefix="openenv-space-") as tmp:
-            bundle = write_bundle(target, Path(tmp) / "space", port=args.port, repo_id=repo_id)
-            with ui.step(f"Publishing to the Hugging Face Hub as {repo_id}"):
-                done = publish(
-                    bundle.path,
-                    repo_id,
-                    api=api,
-                    private=args.private,
-                    variables=variables,
-                    secrets=secrets,
-                    say=lambda line: ui.info(ui.dim(f"  {line}")),
-                )
-    except PublishError as exc:
-        raise CliError(str(exc)) from None
-    ui.ok(f"Published {done.repo_id}")
-    ui.info(f"  Space:      {done.page}")
-    ui.info(f"  App:        {done.app_url}  (builds in a few minutes)")
-    ui.info(f'  Connect:    Env.from_env("{done.repo_id}")')
-    return 0
-
-
-def _dry_run(
-    target: Target, args: argparse.Namespace, variables: dict[str, str], secrets: dict[str, str]
-) -> int:
-    from openenv.cli.build import write_bundle
-
-    repo_id = args.repo_id or "OWNER/NAME"
-    bundle = write_bundle(target, Path(args.dry_run), port=args.port, repo_id=args.repo_id)
-    visibility = "private" if args.private else "public"
-    ui.info(f"Dry run: nothing was sent. `openenv push` would create the {visibility} Space")
-    ui.info(f"  {repo_id} (docker SDK) and upload the {len(bundle.files())} files of {bundle.path}")
-    for key in variables:
-        ui.info(f"  and set the variable {key}")
-    for key in secrets:
-        ui.info(f"  and set the secret {key}")
-    return 0
 
 
 def _list(args: argparse.Namespace) -> int:
