@@ -1,5 +1,5 @@
 """Harbor: coding agents on Harbor tasks in sandboxes, every model call captured. Client-side
-exports."""
+exports, and ``HarborSessionFactory`` (Harbor rollouts as trainer sessions, :mod:`.sessions`)."""
 
 from harbor_env.client import HarborEnv
 from harbor_env.models import (
@@ -14,6 +14,7 @@ from harbor_env.models import (
     Tool,
     TrainingTrace,
 )
+from harbor_env.sessions import HarborSession, HarborSessionFactory
 
 __all__ = [
     "CallToolAction",
@@ -21,6 +22,8 @@ __all__ = [
     "HarborConversation",
     "HarborEnv",
     "HarborRolloutResult",
+    "HarborSession",
+    "HarborSessionFactory",
     "HarborTaskRef",
     "HarborTurn",
     "ListToolsAction",

@@ -3,6 +3,9 @@
 Every dialect arrives here as a chat body. The proxy's key for the endpoint is added here and only
 here; it is never sent back to an agent. A 400 naming a known parameter fix is fixed, retried and
 cached per model (see :mod:`openenv.core.harness.capture.fixes`).
+
+``training_sampling`` (a training rollout's sampling policy, :mod:`.sampling`) is importable
+from here too, where ``openenv`` 0.10 and TRL's harness worker look for it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 import httpx
 
 from openenv.core.harness.capture.fixes import FIXES, apply_fixes, fix_for
+from openenv.core.harness.capture.sampling import training_sampling as training_sampling
 
 CAPTURE_FIELDS = ("logprobs", "top_logprobs", "return_token_ids")
 
