@@ -5,6 +5,7 @@ kernel wins full reward."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,9 @@ def test_a_visitor_sends_a_wrong_kernel_then_a_correct_one(page, catalog):
     task = next(t for t in TASKS if first.startswith(f"TASK ({t.task_id})"))
     assert page.input_value(BOX) == task.starter  # the code box opens with the template
     text = send(page, None, 1)  # sent as it is
-    assert "Attempt 1: reward 0.00  WRONG: the output has NaN" in text
+    # a starter's TODO leaves the output unwritten (NaN, every run) or, as matmul's does,
+    # stores its zero accumulator (an error as large as the product)
+    assert re.search(r"Attempt 1: reward 0\.00  WRONG: (the output has NaN|max abs error \d)", text)
     assert page.input_value(BOX) == task.starter  # the last attempt, to correct
     assert "interpreter timings (CPU)" in text
     text = send(page, task.solution, 2)
