@@ -30,6 +30,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from openenv.core.extras import DISTRIBUTION
 from openenv.core.registry import EnvPackage, discover, read_package
 
 DEFAULT_SPACE_PORT = 7860
@@ -70,7 +71,6 @@ class Bundle:
 
 # -- the framework as installed ------------------------------------------------------------
 
-DISTRIBUTION = "openenv-playground"
 # The packages a Space needs, each copied to where an installed wheel puts it.
 VENDORED = {
     "openenv": "openenv",

@@ -43,6 +43,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import openenv
+from openenv.core.extras import DISTRIBUTION
 from openenv.server.clients import RateLimit, env_number
 from openenv.server.context import ServerContext
 from openenv.web.stage.controller import Controller
@@ -73,7 +74,6 @@ RETRY_TABS = (
 RETRY_LATER = "Places free up as visitors and agents leave: try again later (reload the page)."
 RUN_LOCALLY = "Or run it on your own machine: {command}, then open http://localhost:8000/web/"
 DUPLICATE = "or duplicate this Space: {url}"
-DISTRIBUTION = "openenv-playground"
 _SPACE_ID = re.compile(r"[\w.-]{1,96}/[\w.-]{1,96}")
 TOO_MANY_YOURS = (
     "You have {n} playground tabs open on this server, the most one visitor may: close one "

@@ -10,11 +10,12 @@ import textwrap
 from typing import Any
 
 from carla_env.server import kinematics as kin
+from carla_env.server.observe import SIMULATOR
 from carla_env.server.scenarios import Scenario
 
 W = 640
 INK, MUTED, ROAD, LINE = "#1d2433", "#5b6577", "#3b414d", "#e8e8e8"
-BANNER = "kinematic simulator (ours, not CARLA)"
+BANNER = SIMULATOR
 
 
 def _t(
