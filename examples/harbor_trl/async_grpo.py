@@ -76,13 +76,15 @@ def dry_run(args: argparse.Namespace) -> int:
 
 def train(args: argparse.Namespace) -> int:
     from datasets import Dataset
-    from transformers import AutoConfig, AutoTokenizer
+    from transformers import AutoTokenizer, GenerationConfig
     from trl.experimental.async_grpo import AsyncGRPOConfig, AsyncGRPOTrainer
     from trl.experimental.async_grpo.openenv_harness import HarnessRolloutWorker
 
     tokenizer = AutoTokenizer.from_pretrained(args.model)
-    eos = AutoConfig.from_pretrained(args.model).eos_token_id
-    eos_ids = list(eos) if isinstance(eos, list) else [eos if eos is not None else 0]
+    eos = GenerationConfig.from_pretrained(args.model).eos_token_id  # as the trainer reads it
+    eos_ids = list(eos) if isinstance(eos, list) else [] if eos is None else [eos]
+    if tokenizer.eos_token_id not in eos_ids:
+        eos_ids.insert(0, tokenizer.eos_token_id)
     # One row per task; the prompt is a placeholder (each agent gets its task's instruction).
     probe = session_factory(args)()
     n_tasks = len(probe.tasks)
