@@ -74,6 +74,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openenv.sandbox import cgroups
 from openenv.sandbox.isolation import (
@@ -82,7 +83,6 @@ from openenv.sandbox.isolation import (
     launch_command,
 )
 from openenv.sandbox.limits import SandboxLimits
-from openenv.sandbox.ports import ForwardedPort
 from openenv.sandbox.processes import (
     UIDS_IN_USE,
     Live,
@@ -91,6 +91,9 @@ from openenv.sandbox.processes import (
     pids,
     protect_server_process,
 )
+
+if TYPE_CHECKING:  # imported when a port is forwarded: the REPL needs neither module
+    from openenv.sandbox.ports import ForwardedPort
 
 MAX_CONNECTIONS = 32  # a forwarded port's connections at once
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text(encoding="utf-8")
@@ -229,6 +232,8 @@ class Sandbox:
         ``close()`` or the sandbox's. Its ``relay_command(python)``, started in the sandbox,
         listens on ``127.0.0.1:<port>`` there (with ``SandboxLimits(loopback=True)``), so a
         client's URL is the same on both sides."""
+        from openenv.sandbox.ports import ForwardedPort
+
         proc = self._live.proc
         if proc is None or self._workdir is None:
             raise RuntimeError("the sandbox is not running")

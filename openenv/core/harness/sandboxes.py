@@ -299,7 +299,10 @@ class ProcessTaskSandbox:
         else:
             if not self.box.alive:
                 self._cell("print('{}')")  # the port is forwarded into a running sandbox
-            forwarded = self.box.forward(self._proxy_port)
+            try:
+                forwarded = self.box.forward(self._proxy_port)
+            except (RuntimeError, OSError) as exc:  # closed meanwhile (a cancel), say
+                raise SandboxError(f"sandbox: could not forward the capture proxy: {exc}") from exc
             try:
                 relay = forwarded.relay_command(self.box.python)
                 code = _run_code(f"{HARBOR_DIR}/harness.log", argv, env, timeout_s, relay)
