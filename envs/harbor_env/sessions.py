@@ -217,12 +217,7 @@ class HarborSession(ResourceSession):
         if call is not None and not call.done():
             call.cancel()
             await asyncio.gather(call, return_exceptions=True)
-            # Drop the connection rather than say goodbye: the server hears a dropped socket at
-            # once and cancels the run, while a goodbye message would queue behind the call.
-            connection = getattr(self._client, "_ws", None)
-            if connection is not None:
-                connection.abort()
-        await self._client.close()
+        await self._client.close()  # the server hears the goodbye mid-call and cancels the run
 
     # -- the rest of ResourceSession: the agent owns its loop -------------------------------
 

@@ -114,11 +114,22 @@ class Environment(Generic[ActT, ObsT, StateT]):
     (:mod:`openenv.server.scheduling`): ``"io"`` waits (a sleep, a subprocess, an HTTP call),
     so it runs among many threads where waiting is cheap; ``"cpu"`` computes, so it stays in the
     small bounded pool; ``"auto"`` (the default) lets the server measure it.
+    ``CLOSE_ENDS_CALLS``: set it to ``True`` when ``close()`` may run while a call is in flight
+    and makes that call return soon (a long tool that waits on a cancellable job): a client
+    that disconnects mid-call then closes its session at once, ending the call, instead of the
+    server noticing only once the call has returned.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
     CALL_TIMEOUT_S: ClassVar[float | None] = None  # a server's limit per sync call (its default)
     STEP_KIND: ClassVar[str] = "auto"  # "io", "cpu" or "auto" (measured by the server)
+    CLOSE_ENDS_CALLS: ClassVar[bool] = False  # close() may run mid-call and ends that call
+
+    # The client this instance's server session counts against, set by the server when it
+    # opens the session: a visitor's address, or None for loopback clients and holders of the
+    # API token (openenv.server.clients.quota_owner). For an env that keeps per-client records
+    # on something shared between sessions (a job queue, files).
+    session_owner: str | None = None
 
     rubric: Rubric | None = None
     transform: Transform | None = None

@@ -133,24 +133,37 @@ class WsEndpoint:
             return
         session.on_close.append(socket)
         session.connections += 1  # its liveness is the connection's keepalive, not idleness
+        # an env whose close() ends its calls hears of a disconnect while it answers
+        listen = owned and getattr(type(session.env), "CLOSE_ENDS_CALLS", False)
+        next_frame: asyncio.Future[Any] | None = None  # received while the last call ran
         try:
             while True:
                 try:
-                    frame = await receive()
+                    frame = await (receive() if next_frame is None else next_frame)
                 except _GONE:
                     return
+                next_frame = None
                 if frame["type"] != "websocket.receive":
                     socket.closed = True  # websocket.disconnect: nothing more can be sent
                     return
                 raw = frame.get("text")
                 if raw is None:
                     raw = frame.get("bytes")
-                answer, keep_open = await self._answer(session, raw)
+                if listen:
+                    answered, next_frame = await self._answer_unless_gone(session, raw, receive)
+                    if answered is None:
+                        socket.closed = True
+                        return
+                    answer, keep_open = answered
+                else:
+                    answer, keep_open = await self._answer(session, raw)
                 if answer is not None and not await socket.text(answer):
                     return
                 if not keep_open:
                     return
         finally:
+            if next_frame is not None:
+                next_frame.cancel()
             # The slot is free before the close frame goes out: a client that saw the
             # connection close can open a new session at once.
             session.connections -= 1
@@ -161,6 +174,26 @@ class WsEndpoint:
                 with contextlib.suppress(ValueError):
                     session.on_close.remove(socket)
             await socket.close(1000, CLOSED_BY_CLIENT)
+
+    async def _answer_unless_gone(
+        self, session: Session, raw: Any, receive: Receive
+    ) -> tuple[tuple[str | None, bool] | None, asyncio.Future[Any] | None]:
+        """:meth:`_answer`, while listening for the client's next frame: ``(answer, the
+        listening future)``, that future to be awaited for the next frame; or ``(None, None)``
+        when the client left first: its session is closed then, which ends the call (the env's
+        ``CLOSE_ENDS_CALLS``), and the call's answer is dropped."""
+        answering = asyncio.ensure_future(self._answer(session, raw))
+        listening = asyncio.ensure_future(receive())
+        await asyncio.wait((answering, listening), return_when=asyncio.FIRST_COMPLETED)
+        if not answering.done():
+            frame = listening.result() if listening.exception() is None else None
+            if frame is not None and frame["type"] == "websocket.receive" and not _closing(frame):
+                return await answering, listening  # a frame sent ahead: next in line
+            await self.manager.close(session.id, CLOSED_BY_CLIENT)  # it left, or said close
+            with contextlib.suppress(Exception):
+                await answering
+            return None, None
+        return answering.result(), listening
 
     async def _refuse(self, socket: _Socket, receive: Receive, exc: OpenEnvError) -> None:
         """Say why (a full server, a missing token), then close: after the client's first
@@ -232,6 +265,16 @@ class WsEndpoint:
         if self.mcp_handler is None:
             raise InvalidAction("this environment has no MCP tools")
         return await self.mcp_handler(session, data)
+
+
+def _closing(frame: dict[str, Any]) -> bool:
+    """Whether a received frame is the client's ``{"type": "close"}``."""
+    raw = frame.get("text")
+    if raw is None or len(raw) > 200 or "close" not in raw:
+        return False
+    with contextlib.suppress(OpenEnvError):
+        return protocol.parse_message(raw)[0] == "close"
+    return False
 
 
 class DirectWsApp(FastAPI):
