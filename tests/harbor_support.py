@@ -8,7 +8,8 @@ import pytest
 
 from openenv.core.harness.capture import CaptureLevel
 from openenv.core.harness.harnesses import MiniSweAgent, install_harness
-from openenv.sandbox.isolation import SandboxUnavailable, isolation
+from openenv.core.harness.sandboxes import agent_network
+from openenv.sandbox.isolation import SandboxUnavailable
 
 # A [TRAIN] endpoint (the test engine's level), and the model name rollouts ask it for.
 TRAIN = CaptureLevel(capture_level="tokens", rollout_type="train", logprobs_mode="processed")
@@ -18,7 +19,7 @@ MODEL = "openenv/tiny-test-lm"
 def sandbox_or_skip() -> None:
     """Skip the test where no process sandbox can be made (no namespaces allowed)."""
     try:
-        isolation(network=True)
+        agent_network()  # the agent's own network namespace, or host network where allowed
     except SandboxUnavailable as exc:
         pytest.skip(f"no process sandbox here: {exc}")
 

@@ -229,6 +229,99 @@ def test_a_session_that_ends_cancels_the_run_it_waited_on(
     assert refused.error is not None and "closed" in refused.error.message
 
 
+def test_a_client_that_disconnects_mid_rollout_cancels_its_run(
+    eval_server: tuple[str, HarborService],
+) -> None:
+    """The client's socket goes away while its run_rollout call waits: the server hears it at
+    once (not when the call returns), closes the session and cancels the run."""
+    from websockets.sync.client import connect
+
+    url, service = eval_server
+    gate = threading.Event()
+    service._pool.submit(gate.wait)  # the one worker is busy: the run stays queued
+    before = {r.id for r in service.runs()}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    call["params"] = {"name": "run_rollout", "arguments": {"split": SPLIT, "task_index": HELLO}}
+    try:
+        with connect(url.replace("http", "ws", 1) + "/ws") as ws:
+            ws.send(json.dumps({"type": "mcp", "data": call}))
+            run = wait_for(service, lambda r: r.id not in before, "the run to be queued")
+        # closed with its call in flight: the run is cancelled while the worker is still busy
+        deadline = time.monotonic() + 60
+        while not service._cancel[run.id].is_set():
+            assert time.monotonic() < deadline, "the run was not cancelled"
+            threading.Event().wait(0.02)
+    finally:
+        gate.set()
+    assert service.wait(run.id, timeout_s=120).status == "cancelled"
+
+
+VISITOR, OTHER = "203.0.113.9", "192.0.2.1"
+
+
+def test_a_visitor_sees_and_cancels_only_the_runs_it_started(monkeypatch) -> None:
+    """Behind a proxy (a Space), a run started over /ws is its client's: the run routes list,
+    show and cancel it for that client and the operator only; to another visitor it is a 404."""
+    from starlette.testclient import TestClient
+
+    monkeypatch.setenv("OPENENV_TRUSTED_PROXIES", "1")
+    service = HarborService({SPLIT: TASKS}, Endpoints(), max_running=1)
+    gate = threading.Event()
+    service._pool.submit(gate.wait)  # the one worker is busy: runs stay queued
+    app = create_harbor_app(service, enable_web=False, close_service=True)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    call["params"] = {"name": "run_rollout", "arguments": {"split": SPLIT, "task_index": HELLO}}
+    answers: list[Any] = []
+    with TestClient(app) as client:
+        try:
+            mine, theirs = {"X-Forwarded-For": VISITOR}, {"X-Forwarded-For": OTHER}
+
+            def rollout() -> None:
+                with client.websocket_connect("/ws", headers=mine) as ws:
+                    ws.send_text(json.dumps({"type": "mcp", "data": call}))
+                    answers.append(json.loads(ws.receive_text()))
+
+            caller = threading.Thread(target=rollout)
+            caller.start()
+            run = wait_for(service, lambda r: True, "the visitor's run to be queued")
+            theirs_run = RunRequest(split=SPLIT, task_index=HELLO, model="test", owner=OTHER)
+            other = service.start(theirs_run)
+            listed = client.get("/harbor_env/runs", headers=mine).json()
+            assert [r["id"] for r in listed] == [run.id]  # not the other visitor's
+            assert "owner" not in listed[0]  # nobody's address goes out
+            assert client.get(f"/harbor_env/runs/{other.id}", headers=mine).status_code == 404
+            refused = client.post(f"/harbor_env/runs/{run.id}/cancel", headers=theirs)
+            assert refused.status_code == 404 and not service.run(run.id).finished
+            cancelled = client.post(f"/harbor_env/runs/{run.id}/cancel", headers=mine)
+            assert cancelled.status_code == 200
+            assert {r.id for r in service.runs()} == {run.id, other.id}  # the operator's view
+            service.cancel(other.id)
+        finally:
+            gate.set()  # the worker is free: the cancelled runs end, the app can stop
+        caller.join(timeout=120)
+    data = answers[0]["data"]["result"]["data"]
+    assert data["status"] == "cancelled" and data["run_id"] == run.id
+
+
+def test_a_visitors_own_model_url_is_refused_where_the_operator_has_not_allowed_it(
+    monkeypatch,
+) -> None:
+    monkeypatch.delenv("OPENENV_HARBOR_OWN_URLS", raising=False)
+    monkeypatch.setenv("SPACE_ID", "org/harbor")
+    service = HarborService({SPLIT: TASKS}, Endpoints())
+    env = HarborEnvironment(service)
+    try:
+        create_harbor_app(service, enable_web=False)  # on a Space: visitors' URLs off
+        env.reset()
+        args = {"split": SPLIT, "task_index": HELLO, "llm_url": "http://10.0.0.1/v1"}
+        refused = env.call_tool("run_rollout", args)
+        assert refused.error is not None and "own endpoint only" in refused.error.message
+        assert service.runs() == []
+    finally:
+        env.close()
+        service.close()
+
+
 def wait_for(service: HarborService, match: Any, what: str, timeout_s: float = 120.0) -> Any:
     """The first of the service's runs that ``match``es, polled until ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
@@ -341,17 +434,23 @@ def test_the_command_serves_the_task_api_and_refuses_an_endpoint_that_does_not_a
     assert "Serving on" not in done.stdout  # refused before binding
 
 
-def test_adding_hub_datasets_from_the_page_is_on_only_for_a_loopback_server(monkeypatch) -> None:
-    from openenv.cli.harbor_serve import _hub_add
+@pytest.mark.parametrize("variable", ["OPENENV_HARBOR_HUB_ADD", "OPENENV_HARBOR_OWN_URLS"])
+def test_what_reaches_beyond_the_server_is_on_only_for_a_loopback_server(
+    monkeypatch, variable: str
+) -> None:
+    """Adding Hub datasets (the operator's disk) and visitors' own model URLs (the server's
+    network): on by default only where every visitor is the operator."""
+    from openenv.harbor.app import visitors_may
 
-    monkeypatch.delenv("OPENENV_HARBOR_HUB_ADD", raising=False)
+    monkeypatch.delenv(variable, raising=False)
     monkeypatch.delenv("SPACE_ID", raising=False)
     monkeypatch.delenv("HOST", raising=False)
-    assert _hub_add(None, "127.0.0.1") is True
-    assert _hub_add(None, None) is False  # 0.0.0.0: everyone who reaches it is a visitor
-    assert _hub_add(True, "0.0.0.0") is True and _hub_add(False, "127.0.0.1") is False
-    monkeypatch.setenv("OPENENV_HARBOR_HUB_ADD", "1")
-    assert _hub_add(None, "0.0.0.0") is True
-    monkeypatch.delenv("OPENENV_HARBOR_HUB_ADD")
+    assert visitors_may(None, variable, "127.0.0.1") is True
+    assert visitors_may(None, variable) is False  # 0.0.0.0: everyone who reaches it is a visitor
+    assert visitors_may(True, variable, "0.0.0.0") is True
+    assert visitors_may(False, variable, "127.0.0.1") is False
+    monkeypatch.setenv(variable, "1")
+    assert visitors_may(None, variable, "0.0.0.0") is True
+    monkeypatch.delenv(variable)
     monkeypatch.setenv("SPACE_ID", "org/harbor")
-    assert _hub_add(None, "127.0.0.1") is False
+    assert visitors_may(None, variable, "127.0.0.1") is False

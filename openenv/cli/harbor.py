@@ -115,13 +115,9 @@ _HOSTED = [
 
 
 def _process() -> Check:
-    from openenv.sandbox.isolation import SandboxUnavailable, isolation
+    from openenv.core.harness.sandboxes import process_sandbox_status
 
-    try:
-        way = isolation()
-    except SandboxUnavailable as exc:
-        return Check("process", False, str(exc).splitlines()[0])
-    return Check("process", True, f"users={way.users} network={way.network}")
+    return Check("process", *process_sandbox_status())
 
 
 def _docker() -> Check:
@@ -195,8 +191,11 @@ def harness_checks() -> list[Check]:
     checks = []
     for name, command in HARNESSES.items():
         if name in RUNNABLE:
-            problem = get_harness(name).problem()
-            checks.append(Check(name, problem is None, problem or "installed, runs rollouts"))
+            harness = get_harness(name)
+            problem = harness.problem()
+            needs = harness.container_needs()
+            ready = f"installed, runs rollouts; in docker the image needs {needs}"
+            checks.append(Check(name, problem is None, problem or ready))
             continue
         found = shutil.which(command) is not None
         checks.append(Check(name, found, f"`{command}` " + ("found" if found else "not on PATH")))

@@ -50,13 +50,26 @@ def add_serve_parser(inner: Any) -> None:
         help="the page's Add from the Hub (downloads to this machine; default: on when bound "
         "to loopback, off on a network address or a Space; $OPENENV_HARBOR_HUB_ADD)",
     )
+    p.add_argument(
+        "--own-urls",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="visitors may run on a model URL of theirs (this server probes and calls it: it "
+        "reaches what this machine's network reaches; default: on when bound to loopback, off "
+        "on a network address or a Space; $OPENENV_HARBOR_OWN_URLS)",
+    )
     p.set_defaults(run=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
     from openenv.cli.serve import run
     from openenv.harbor import Endpoints, HarborService
-    from openenv.harbor.app import create_harbor_app
+    from openenv.harbor.app import (
+        HUB_ADD_VARIABLE,
+        OWN_URLS_VARIABLE,
+        create_harbor_app,
+        visitors_may,
+    )
 
     if not 1 <= args.max_running <= 64:
         raise CliError("--max-running must be between 1 and 64")
@@ -68,7 +81,10 @@ def _serve(args: argparse.Namespace) -> int:
         splits, Endpoints(server), max_running=args.max_running, max_queued=args.max_queued
     )
     app = create_harbor_app(
-        service, close_service=True, allow_hub_add=_hub_add(args.hub_add, args.host)
+        service,
+        close_service=True,
+        allow_hub_add=visitors_may(args.hub_add, HUB_ADD_VARIABLE, args.host),
+        allow_urls=visitors_may(args.own_urls, OWN_URLS_VARIABLE, args.host),
     )
     ui.info("Task API at /harbor_env/splits, MCP tools run_rollout and capabilities, UI at /web")
     run(app, host=args.host, port=args.port)
@@ -118,16 +134,3 @@ def _splits(specs: list[str]) -> dict[str, list[Any]]:
     if not any(out.values()):
         raise CliError("no task could be read from the datasets given")
     return out
-
-
-def _hub_add(flag: bool | None, host: str | None) -> bool:
-    """Whether visitors may add Hub datasets: the flag, else $OPENENV_HARBOR_HUB_ADD, else only
-    on a loopback bind outside a Space (everyone who reaches a network address is a visitor,
-    and an added dataset is downloaded to the operator's disk)."""
-    if flag is not None:
-        return flag
-    configured = os.environ.get("OPENENV_HARBOR_HUB_ADD", "").strip().lower()
-    if configured:
-        return configured in ("1", "on", "true", "yes")
-    bind = host or os.environ.get("HOST") or "0.0.0.0"
-    return bind in ("127.0.0.1", "localhost", "::1") and not os.environ.get("SPACE_ID")

@@ -7,12 +7,19 @@ routes (:mod:`openenv.harbor.routes`), and the ``/web`` UI's Harbor tab when
 
 Wire-compatible with ``openenv`` 0.10's ``harbor_env``: its ``HarborEnv`` client lists tasks
 and runs rollouts here; ours is ``harbor_env.HarborEnv``.
+
+Two things a visitor may do reach beyond the server, so they are on by default only where every
+visitor is the operator (:func:`visitors_may`: a loopback bind outside a Space): adding a Hub
+dataset (downloaded to the operator's disk) and running on a model URL of the visitor's choice
+(the server probes and calls it: on a public server that is a way into whatever the server's
+network reaches).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -35,13 +42,20 @@ def create_harbor_app(
     close_service: bool = False,
     package: Any = None,
     env_cls: type[HarborEnvironment] = HarborEnvironment,
-    allow_hub_add: bool = True,
+    allow_hub_add: bool | None = None,
+    allow_urls: bool | None = None,
 ) -> FastAPI:
     """The Harbor server of ``service``; ``close_service``: close it when the app stops;
     ``env_cls``: the tool environment (a subclass, for an env package's own manifest);
-    ``allow_hub_add``: the page may add Hub datasets to the served splits."""
+    ``allow_hub_add``: the page may add Hub datasets to the served splits; ``allow_urls``:
+    visitors may run on a model URL of theirs (both: :func:`visitors_may` when None)."""
     from openenv.server import create_app
 
+    if allow_hub_add is None:
+        allow_hub_add = visitors_may(None, HUB_ADD_VARIABLE)
+    service.endpoints.allow_urls = (
+        visitors_may(None, OWN_URLS_VARIABLE) if allow_urls is None else allow_urls
+    )
     if package is None and env_cls is HarborEnvironment:
         package = _harbor_package()
     builder = _web_tab(service, allow_hub_add) if enable_web is not False else None
@@ -62,6 +76,25 @@ def create_harbor_app(
     if close_service:
         _close_on_shutdown(app, service)
     return app
+
+
+HUB_ADD_VARIABLE = "OPENENV_HARBOR_HUB_ADD"
+OWN_URLS_VARIABLE = "OPENENV_HARBOR_OWN_URLS"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def visitors_may(flag: bool | None, variable: str, host: str | None = None) -> bool:
+    """Whether visitors may use an option that reaches beyond the server: ``flag`` when given,
+    else ``$variable`` (1/on/true/yes), else only on a loopback bind (``host``, else ``$HOST``,
+    else the 0.0.0.0 that ``openenv serve`` binds) outside a Space, where every visitor is the
+    operator."""
+    if flag is not None:
+        return flag
+    configured = os.environ.get(variable, "").strip().lower()
+    if configured:
+        return configured in ("1", "on", "true", "yes")
+    bind = host or os.environ.get("HOST") or "0.0.0.0"
+    return bind in LOOPBACK and not os.environ.get("SPACE_ID")
 
 
 def _harbor_package() -> Any:

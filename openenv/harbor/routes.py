@@ -18,6 +18,8 @@ Runs::
     GET  /harbor_env/runs/{id}/training_trace.json   the validated TrainingTrace (409: why not)
     GET  /harbor_env/runs/{id}/capture.json     every captured call, kept and discarded
 
+A visitor (a client other than loopback and the API token's holders) lists, reads and cancels
+only the runs it started (:class:`~openenv.harbor.service.HarborService`: another's is 404).
 An empty ``split`` is the first one, as in the reference. Bodies are bounded (the server's
 message limit), ids checked, and every refusal is JSON: ``{"detail": ..., "code": ...}``.
 """
@@ -64,9 +66,12 @@ def add_harbor_routes(app: FastAPI, service: HarborService) -> None:
 def _router(service: HarborService) -> APIRouter:
     r = APIRouter(tags=["Harbor"])
 
-    def authorized(request: Request) -> None:
+    def authorized(request: Request) -> str | None:
+        """Check the API token; return who asks (``ServerContext.owner_of``: None for the
+        operator, a visitor's address otherwise), whose runs it may see."""
         ctx = getattr(request.app.state, "openenv", None)
         check_bearer(getattr(ctx, "token", None), request.headers.get("authorization"))
+        return ctx.owner_of(request.scope) if ctx is not None else None
 
     async def body(request: Request, route: str) -> dict[str, Any]:
         authorized(request)
@@ -105,11 +110,11 @@ def _router(service: HarborService) -> APIRouter:
             raise InvalidAction(f"{name} must be an integer")
         return value
 
-    def run(run_id: str) -> Any:
+    def run(run_id: str, viewer: str | None) -> Any:
         if not RUN_ID.fullmatch(run_id):
             raise NotFound("a run id is 16 hexadecimal characters")
         try:
-            return service.run(run_id)
+            return service.run(run_id, viewer)
         except ServiceError as exc:
             raise NotFound(str(exc)) from None
 
@@ -161,20 +166,19 @@ def _router(service: HarborService) -> APIRouter:
 
     @r.get(f"{PREFIX}/runs")
     async def runs(request: Request, status: str = "") -> list[dict[str, Any]]:
-        authorized(request)
-        return [record.summary() for record in service.runs(status[:20] or None)]
+        viewer = authorized(request)
+        return [record.summary() for record in service.runs(status[:20] or None, viewer)]
 
     @r.get(PREFIX + "/runs/{run_id}")
     async def one_run(request: Request, run_id: str) -> dict[str, Any]:
-        authorized(request)
-        record = run(run_id)
+        record = run(run_id, authorized(request))
         return {**record.summary(), "result": rollout_result(record).model_dump(mode="json")}
 
     @r.post(PREFIX + "/runs/{run_id}/cancel")
     async def cancel(request: Request, run_id: str) -> dict[str, Any]:
-        authorized(request)
-        run(run_id)
-        return dict(service.cancel(run_id).summary())
+        viewer = authorized(request)
+        run(run_id, viewer)
+        return dict(service.cancel(run_id, viewer).summary())
 
     def download(run_id: str, kind: str, document: str) -> Response:
         disposition = f'attachment; filename="{run_id}.{kind}.json"'
@@ -184,11 +188,11 @@ def _router(service: HarborService) -> APIRouter:
 
     @r.get(PREFIX + "/runs/{run_id}/result.json")
     async def result_json(request: Request, run_id: str) -> Response:
-        authorized(request)
-        return download(run_id, "result", rollout_result(run(run_id)).model_dump_json(indent=1))
+        record = run(run_id, authorized(request))
+        return download(run_id, "result", rollout_result(record).model_dump_json(indent=1))
 
-    def finished_capture(run_id: str) -> Any:
-        record = run(run_id)
+    def finished_capture(run_id: str, viewer: str | None) -> Any:
+        record = run(run_id, viewer)
         if not record.finished:
             raise Conflict(f"run {run_id} is {record.status}: its capture is complete once it ends")
         if record.result is None or record.result.capture is None:
@@ -197,8 +201,7 @@ def _router(service: HarborService) -> APIRouter:
 
     @r.get(PREFIX + "/runs/{run_id}/training_trace.json")
     async def training_trace(request: Request, run_id: str) -> Response:
-        authorized(request)
-        capture = finished_capture(run_id)
+        capture = finished_capture(run_id, authorized(request))
         try:
             trace = capture.to_training_trace()
         except EvalCaptureError as exc:
@@ -209,8 +212,7 @@ def _router(service: HarborService) -> APIRouter:
 
     @r.get(PREFIX + "/runs/{run_id}/capture.json")
     async def capture_json(request: Request, run_id: str) -> Response:
-        authorized(request)
-        document = finished_capture(run_id).model_dump_json(indent=1)
+        document = finished_capture(run_id, authorized(request)).model_dump_json(indent=1)
         return download(run_id, "capture", document)
 
     return r

@@ -8,6 +8,12 @@ The Task API, the ``run_rollout`` MCP tool and the ``/web`` UI all call this one
 Bounds: ``max_running`` rollouts at once, ``max_queued`` waiting (one more is refused with the
 reason), ``max_kept`` finished runs (the oldest dropped), files shown at most
 ``MAX_FILE_VIEW_BYTES``. A visitor's endpoint key is used for the run and never kept on it.
+
+Whose runs: a run is its starter's (``RunRequest.owner``: the client it counts against, as
+:meth:`openenv.server.context.ServerContext.owner_of` says — a visitor's address on a public
+server; ``None`` for loopback clients and holders of the API token, the operator). A
+``viewer`` (the same kind of value) sees and cancels its own runs; the operator (``None``)
+sees every run. To anyone else another's run does not exist: the same error as an unknown id.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ class RunRequest(BaseModel):
     model_name: str | None = Field(default=None, max_length=300)
     api_key: str | None = Field(default=None, max_length=4096, exclude=True, repr=False)
     timeout_s: float | None = Field(default=None, gt=0, le=24 * 3600)
+    owner: str | None = Field(default=None, max_length=200, exclude=True)  # whose run it is
 
 
 class RunRecord(BaseModel):
@@ -76,7 +83,12 @@ class RunRecord(BaseModel):
     started_at: float | None = None
     ended_at: float | None = None
     session_id: str | None = Field(default=None, exclude=True)
+    owner: str | None = Field(default=None, exclude=True)  # None: the operator's
     result: RolloutResult | None = None
+
+    def seen_by(self, viewer: str | None) -> bool:
+        """Whether ``viewer`` (a client, or None for the operator) may see this run."""
+        return viewer is None or self.owner == viewer
 
     @property
     def finished(self) -> bool:
@@ -238,6 +250,7 @@ class HarborService:
             harness=request.harness,
             sandbox=request.sandbox,
             model={"kind": request.model, "url": request.url, "model": request.model_name},
+            owner=request.owner,
         )
         with self._lock:
             waiting = sum(1 for r in self._runs.values() if r.status == "queued")
@@ -254,16 +267,17 @@ class HarborService:
         self._pool.submit(self._run, record.id, request)
         return queued
 
-    def runs(self, status: str | None = None) -> list[RunRecord]:
-        """The kept runs, newest first (of one status when given)."""
+    def runs(self, status: str | None = None, viewer: str | None = None) -> list[RunRecord]:
+        """The kept runs ``viewer`` may see, newest first (of one status when given)."""
         with self._lock:
-            kept = [r.model_copy() for r in reversed(self._runs.values())]
+            kept = [r.model_copy() for r in reversed(self._runs.values()) if r.seen_by(viewer)]
         return [r for r in kept if status in (None, "", r.status)]
 
-    def run(self, run_id: str) -> RunRecord:
+    def run(self, run_id: str, viewer: str | None = None) -> RunRecord:
+        """Run ``run_id``, if ``viewer`` may see it (ServiceError otherwise, as if unknown)."""
         with self._lock:
             record = self._runs.get(run_id)
-            if record is None:
+            if record is None or not record.seen_by(viewer):
                 raise ServiceError(f"no run {run_id!r} (unknown, or dropped as old)")
             return record.model_copy()
 
@@ -288,9 +302,9 @@ class HarborService:
             done.wait(timeout_s)
         return self.run(run_id)
 
-    def cancel(self, run_id: str) -> RunRecord:
+    def cancel(self, run_id: str, viewer: str | None = None) -> RunRecord:
         """Stop a queued or running run (its sandbox is closed); a finished one is left."""
-        record = self.run(run_id)
+        record = self.run(run_id, viewer)
         event = self._cancel.get(run_id)
         if not record.finished and event is not None:
             event.set()

@@ -24,7 +24,13 @@ from pydantic import Field
 
 from openenv.core.errors import InvalidAction
 from openenv.core.harness.rollout import SANDBOXES
-from openenv.core.mcp import CallToolAction, CallToolObservation, MCPEnvironment, tool
+from openenv.core.mcp import (
+    CallToolAction,
+    CallToolObservation,
+    MCPEnvironment,
+    tool,
+    tool_value,
+)
 from openenv.harbor.service import HarborService, RunRequest, ServiceError
 from openenv.harbor.wire import capabilities, rollout_result, sandbox_status, sandboxes_line
 
@@ -56,6 +62,7 @@ class HarborEnvironment(MCPEnvironment):
 
     CALL_TIMEOUT_S = ROLLOUT_CALL_TIMEOUT_S
     STEP_KIND = "io"  # a call waits on a run; it computes nothing
+    CLOSE_ENDS_CALLS = True  # close() cancels the runs its calls wait on: a client that leaves
     how_to_play = (
         "Open a task, pick a model and an agent under Run a task, and press Run: the agent works "
         "on it in a sandbox, the task's verifier gives the reward, and Runs shows every step."
@@ -176,7 +183,7 @@ class HarborEnvironment(MCPEnvironment):
         self, action: CallToolAction, observation: CallToolObservation
     ) -> CallToolObservation:
         """A rollout stepped through ``step`` carries its reward (0.0 for anything else)."""
-        data = (observation.result or {}).get("data") if observation.error is None else None
+        data = tool_value(observation.result) if observation.error is None else None
         reward = data.get("reward") if isinstance(data, dict) else None
         observation.reward = float(reward) if action.tool_name == "run_rollout" and reward else 0.0
         return observation
@@ -212,10 +219,16 @@ class HarborEnvironment(MCPEnvironment):
             "harness": harness,
             "sandbox": sandbox,
             "timeout_s": timeout_s or None,
+            "owner": self.session_owner,  # the run is this session's client's
         }
         if llm_url:
             if not llm_url.startswith(("http://", "https://")):
                 raise InvalidAction(f"llm_url must be an http(s) URL, got {llm_url[:100]!r}")
+            if not self.service.endpoints.allow_urls:
+                raise InvalidAction(
+                    "this server runs rollouts on its own endpoint only: llm_url is not allowed "
+                    "here (its operator can allow it: openenv harbor serve --own-urls)"
+                )
             return RunRequest(
                 **fields, model="url", url=llm_url, model_name=model or None, api_key=api_key
             )

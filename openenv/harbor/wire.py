@@ -193,13 +193,9 @@ def sandbox_status() -> list[dict[str, Any]]:
 
 def _local_sandbox(name: str) -> tuple[bool, str]:
     if name == "process":
-        from openenv.sandbox.isolation import SandboxUnavailable, isolation
+        from openenv.core.harness.sandboxes import process_sandbox_status
 
-        try:
-            way = isolation(network=True)
-        except SandboxUnavailable as exc:
-            return False, str(exc).splitlines()[0]
-        return True, f"users={way.users} network={way.network}"
+        return process_sandbox_status()
     if importlib.util.find_spec("docker") is None:
         return False, "the Docker SDK is not installed (the docker extra)"
     import docker
@@ -234,6 +230,7 @@ def harness_status() -> list[dict[str, Any]]:
                 "status": "validated" if problem is None else f"unsupported:{problem}",
                 "installed": problem is None,
                 "detail": problem or "installed",
+                "docker_needs": harness.container_needs(),  # what a task's image must hold
             }
         )
     return rows

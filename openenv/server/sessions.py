@@ -220,6 +220,8 @@ class SessionManager:
         self._ensure_reaper()
         try:
             session.env = await asyncio.to_thread(self._factory)
+            if isinstance(session.env, Environment):
+                session.env.session_owner = owner
         except OpenEnvError:
             self._sessions.pop(session.id, None)
             raise

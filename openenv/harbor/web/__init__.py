@@ -54,7 +54,8 @@ def harbor_tab(
             depth = str(api.ctx.web.get("path", "/web")).strip("/").count("/") + 1
             links = "/".join([".."] * depth) + "/" + download_routes.strip("/")
         hub = HubAdds(service) if allow_hub_add else None
-        page.build(service, Downloads(service, downloads_dir), links, hub)
+        owner_of = getattr(api.ctx, "owner_of", None)  # a visitor sees only its own runs
+        page.build(service, Downloads(service, downloads_dir), links, hub, owner_of)
 
     return build
 

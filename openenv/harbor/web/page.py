@@ -6,6 +6,7 @@ Setup tab.
 """
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
@@ -18,6 +19,7 @@ from openenv.harbor.web.setup import capabilities, setup_html
 from openenv.harbor.web.style import CSS
 
 FAST: dict[str, Any] = {"concurrency_limit": None, "show_progress": "hidden"}
+NOBODY = "\0nobody"  # the viewer of a request without a client: owns no run
 
 
 class Ui:
@@ -29,11 +31,22 @@ class Ui:
         downloads: Downloads,
         links: str | None = None,
         hub: HubAdds | None = None,
+        owner_of: Callable[[Any], str | None] | None = None,
     ) -> None:
         self.service = service
         self.downloads = downloads
         self.links = links  # the run routes' URL relative to the page, when downloads are links
         self.hub = hub  # adds datasets from the Hub (None: the server does not allow it)
+        self.owner_of = owner_of  # ServerContext.owner_of: an ASGI scope's client
+
+    def viewer_of(self, request: Any) -> str | None:
+        """Whose runs the page of ``request`` (a ``gr.Request``) shows: its client's
+        (``ServerContext.owner_of``), every run for the operator (None). A request without
+        an HTTP scope sees no run."""
+        scope = getattr(getattr(request, "request", request), "scope", None)
+        if scope is None or self.owner_of is None:
+            return NOBODY if self.owner_of is not None else None
+        return self.owner_of(scope)
 
     def __setattr__(self, name: str, value: Any) -> None:  # each tab adds its components
         object.__setattr__(self, name, value)
@@ -47,11 +60,13 @@ def build(
     downloads: Downloads,
     links: str | None = None,
     hub: HubAdds | None = None,
+    owner_of: Callable[[Any], str | None] | None = None,
 ) -> Ui:
     """Lay out the four tabs and wire their events; return the shared components
     (``links``: the run routes, relative to the page, that downloads link to; ``hub``: adds
-    datasets from the Hub, None when the server does not allow it)."""
-    ui = Ui(service, downloads, links, hub)
+    datasets from the Hub, None when the server does not allow it; ``owner_of``: whom a
+    request's scope counts against, whose runs it sees — None: every visitor sees every run)."""
+    ui = Ui(service, downloads, links, hub, owner_of)
     gr.HTML(f"<style>{CSS}</style>", elem_id="hb-style")
     ui.task = gr.State(None)  # (split, index) of the task open in the Tasks tab
     ui.run = gr.State(None)  # the run open in the Runs tab

@@ -125,8 +125,10 @@ def wire(ui: Any) -> None:
     ui.run_this.click(run_this, [ui.task, *pickers], [ui.tabs, ui.rc_task, *pickers], **fast)
     inputs = [ui.rc_task, ui.rc_model, ui.rc_url, ui.rc_name, ui.rc_key, *pickers]
 
-    async def on_run(*args: Any) -> tuple[Any, ...]:
-        return await start(ui, *args)
+    async def on_run(key: str, kind: str, url: str, name: str, api_key: str, harness: str,
+                     sandbox: str, request: gr.Request) -> tuple[Any, ...]:  # fmt: skip
+        picked = (key, kind, url, name, api_key, harness, sandbox)
+        return await start(ui, *picked, viewer=ui.viewer_of(request))
 
     ui.rc_go.click(
         on_run,
@@ -138,9 +140,11 @@ def wire(ui: Any) -> None:
 
 
 async def start(
-    ui: Any, key: str, kind: str, url: str, name: str, api_key: str, harness: str, sandbox: str
-) -> tuple[Any, ...]:
-    """Queue the run the card describes; the reason on the card when it cannot be."""
+    ui: Any, key: str, kind: str, url: str, name: str, api_key: str, harness: str, sandbox: str,
+    *, viewer: str | None,
+) -> tuple[Any, ...]:  # fmt: skip
+    """Queue the run the card describes, as ``viewer``'s; the reason on the card when it
+    cannot be."""
     nothing = (gr.skip(),) * (2 + len(runs_tab.outputs(ui)))
     task = parse_task_key(key)
     if task is None:
@@ -149,7 +153,7 @@ async def start(
         request = RunRequest(
             split=task[0], task_index=task[1], harness=harness or "mini-swe-agent",
             sandbox=sandbox or "process", model=kind, url=(url or "").strip() or None,
-            model_name=(name or "").strip() or None, api_key=api_key or None,
+            model_name=(name or "").strip() or None, api_key=api_key or None, owner=viewer,
         )  # fmt: skip
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
@@ -170,7 +174,7 @@ async def start(
         record = await asyncio.to_thread(ui.service.start, request)
     except (ServiceError, EndpointError) as exc:
         return (_error(f"Not started: {exc}"), *nothing)
-    shown = runs_tab.show(ui, record.id, "all", "")
+    shown = runs_tab.show(ui, record.id, "all", "", viewer)
     ok = f'<span class="oe-ok">Started run {record.id}: see it in Runs.</span>'
     return (ok, gr.Tabs(selected="runs"), record.id, *shown)
 

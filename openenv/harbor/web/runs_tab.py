@@ -1,7 +1,8 @@
-"""The Runs tab: every kept run (filterable by status) and the open run: its timeline, result,
-reward and trace checks, its downloads, Cancel while it runs. A live run's view follows it on a
-timer that ticks only while the run is queued or running (and sends nothing when nothing
-changed).
+"""The Runs tab: the kept runs this visitor may see (its own; every run for the operator:
+:class:`~openenv.harbor.service.HarborService`), filterable by status, and the open run: its
+timeline, result, reward and trace checks, its downloads, Cancel while it runs. A live run's
+view follows it on a timer that ticks only while the run is queued or running (and sends nothing
+when nothing changed).
 
 (No ``from __future__ import annotations``: Gradio reads the handlers' annotations.)
 """
@@ -26,8 +27,8 @@ def build(ui: Any) -> None:
             STATUSES, value="all", label="status", scale=4, elem_id="hb-rn-status"
         )
         ui.rn_refresh = gr.Button("↻ Refresh", size="sm", scale=0, elem_id="hb-rn-refresh")
-    ui.rn_list = gr.HTML(
-        lambda: _list(ui, "all", None), js_on_load=pick_js("hb-rn-view"), elem_id="hb-rn-list"
+    ui.rn_list = gr.HTML(  # filled when the tab opens, with this visitor's runs
+        '<p class="hb-empty">Loading…</p>', js_on_load=pick_js("hb-rn-view"), elem_id="hb-rn-list"
     )
     ui.rn_view = gr.HTML(NONE_OPEN, elem_id="hb-rn-view")
     with gr.Row():
@@ -50,24 +51,26 @@ def outputs(ui: Any) -> list[Any]:
             ui.rn_links, ui.rn_timer, ui.sent]  # fmt: skip
 
 
-def _list(ui: Any, status: str, selected: str | None) -> str:
-    runs = ui.service.runs(None if status in (None, "", "all") else status)
+def _list(ui: Any, status: str, selected: str | None, viewer: str | None) -> str:
+    runs = ui.service.runs(None if status in (None, "", "all") else status, viewer)
     if not runs:
         which = "" if status in (None, "", "all") else f" {status}"
         return f'<p class="hb-empty">No{esc(which)} run yet.</p>'
     return runs_list_html(runs, selected)
 
 
-def show(ui: Any, run_id: str | None, status: str, sent: str) -> tuple[Any, ...]:
-    """The list and run ``run_id`` as they are now; each is skipped when it is what this page
-    was last sent (``sent``: the list and the view, joined by a NUL)."""
-    listed = _list(ui, status, run_id)
+def show(
+    ui: Any, run_id: str | None, status: str, sent: str, viewer: str | None
+) -> tuple[Any, ...]:
+    """The list and run ``run_id`` as ``viewer`` sees them now; each is skipped when it is
+    what this page was last sent (``sent``: the list and the view, joined by a NUL)."""
+    listed = _list(ui, status, run_id, viewer)
     hidden = gr.update(visible=False)
     stopped = gr.Timer(active=False)
     if not run_id:
         return listed, NONE_OPEN, hidden, hidden, hidden, hidden, "", stopped, ""
     try:
-        record = ui.service.run(run_id)
+        record = ui.service.run(run_id, viewer)
     except ServiceError as exc:
         gone = f'<p class="hb-reason">{esc(exc)}</p>'
         return listed, gone, hidden, hidden, hidden, hidden, "", stopped, ""
@@ -118,31 +121,33 @@ def wire(ui: Any) -> None:
     fast: dict[str, Any] = {"concurrency_limit": None, "show_progress": "hidden"}
     shown = outputs(ui)
 
-    def pick(status: str, evt: gr.SelectData):
+    def pick(status: str, evt: gr.SelectData, request: gr.Request):
         run_id = str(evt.value)[:64]
-        return (run_id, *show(ui, run_id, status, ""))
+        return (run_id, *show(ui, run_id, status, "", ui.viewer_of(request)))
 
     ui.rn_list.select(pick, [ui.rn_status], [ui.run, *shown], **fast)
 
-    def pick_from_task(evt: gr.SelectData):
+    def pick_from_task(evt: gr.SelectData, request: gr.Request):
         run_id = str(evt.value)[:64]
-        return (gr.Tabs(selected="runs"), run_id, *show(ui, run_id, "all", ""))
+        shown_now = show(ui, run_id, "all", "", ui.viewer_of(request))
+        return (gr.Tabs(selected="runs"), run_id, *shown_now)
 
     ui.task_runs.select(pick_from_task, None, [ui.tabs, ui.run, *shown], **fast)
 
-    def refresh(run_id: str | None, status: str, sent: str):
-        return show(ui, run_id, status, sent)
+    def refresh(run_id: str | None, status: str, sent: str, request: gr.Request):
+        return show(ui, run_id, status, sent, ui.viewer_of(request))
 
     for event in (ui.rn_status.change, ui.rn_refresh.click, ui.runs_tab.select):
         event(refresh, [ui.run, ui.rn_status, ui.sent], shown, **fast)
     ui.rn_timer.tick(refresh, [ui.run, ui.rn_status, ui.sent], shown, **fast)
 
-    def cancel(run_id: str | None, status: str):
+    def cancel(run_id: str | None, status: str, request: gr.Request):
+        viewer = ui.viewer_of(request)
         if run_id:
             try:
-                ui.service.cancel(run_id)
+                ui.service.cancel(run_id, viewer)
             except ServiceError:
                 pass  # dropped meanwhile: the view says so
-        return show(ui, run_id, status, "")
+        return show(ui, run_id, status, "", viewer)
 
     ui.rn_cancel.click(cancel, [ui.run, ui.rn_status], shown, **fast)

@@ -23,14 +23,10 @@ _lock = threading.Lock()
 def sandbox_problems() -> dict[str, str | None]:
     """Each sandbox a run may use here, and why it cannot run (None: it can)."""
     from openenv.core.harness.docker_sandbox import docker_problem
-    from openenv.sandbox.isolation import SandboxUnavailable, isolation
+    from openenv.core.harness.sandboxes import process_sandbox_status
 
-    try:
-        isolation(network=True)
-        process: str | None = None
-    except SandboxUnavailable as exc:
-        process = str(exc)
-    return {"process": process, "docker": docker_problem()}
+    usable, detail = process_sandbox_status()
+    return {"process": None if usable else detail, "docker": docker_problem()}
 
 
 def harness_problems() -> dict[str, str | None]:
@@ -46,6 +42,13 @@ def harness_problems() -> dict[str, str | None]:
     return found
 
 
+def docker_needs() -> dict[str, str]:
+    """What a task's image must hold for each harness to run in the Docker sandbox."""
+    from openenv.core.harness.harnesses import HARNESSES, get_harness
+
+    return {name: get_harness(name).container_needs() for name in HARNESSES}
+
+
 def capabilities(service: HarborService, fresh: bool = False) -> dict[str, Any]:
     """What this server can run now: its endpoint, sandboxes, splits and harnesses."""
     key = id(service)
@@ -59,6 +62,7 @@ def capabilities(service: HarborService, fresh: bool = False) -> dict[str, Any]:
         "allow_urls": service.endpoints.allow_urls,
         "sandboxes": sandbox_problems(),
         "harnesses": harness_problems(),
+        "docker_needs": docker_needs(),
         "splits": service.splits(),
     }
     with _lock:
@@ -71,8 +75,14 @@ def setup_html(found: dict[str, Any]) -> str:
         f'<div class="hb-setup">{_endpoint(found)}'
         f"{_table('Sandboxes', found['sandboxes'], 'usable here')}"
         f"{_splits(found['splits'])}"
-        f"{_table('Agents (harnesses)', found['harnesses'], 'installed')}</div>"
+        f"{_table('Agents (harnesses)', found['harnesses'], 'installed', _in_docker(found))}"
+        "</div>"
     )
+
+
+def _in_docker(found: dict[str, Any]) -> dict[str, str]:
+    return {name: f"in docker, the image needs {needs}" for name, needs in
+            (found.get("docker_needs") or {}).items()}  # fmt: skip
 
 
 def _endpoint(found: dict[str, Any]) -> str:
@@ -98,11 +108,15 @@ def _endpoint(found: dict[str, Any]) -> str:
     return f'<h4>This server\'s endpoint</h4>{line}<p class="hb-muted">{esc(urls)}</p>'
 
 
-def _table(title: str, problems: dict[str, str | None], ok_word: str) -> str:
+def _table(
+    title: str, problems: dict[str, str | None], ok_word: str, notes: dict[str, str] | None = None
+) -> str:
     rows = []
     for name, problem in problems.items():
+        note = (notes or {}).get(name)
         state = (
             f'<span class="hb-pass">✓ {esc(ok_word)}</span>'
+            + (f' <span class="hb-muted">· {esc(note)}</span>' if note else "")
             if problem is None
             else f'<span class="hb-fail">✗ {esc(problem[:400])}</span>'
         )

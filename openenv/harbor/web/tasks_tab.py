@@ -104,7 +104,7 @@ def wire(ui: Any) -> None:
         event(refilter, [*filters, ui.task], ui.cards, trigger_mode="always_last", **fast)
 
     def open_task(query: str, split: str, category: str, difficulty: str, tag: str,
-                  evt: gr.SelectData):  # fmt: skip
+                  evt: gr.SelectData, request: gr.Request):  # fmt: skip
         key = draw.parse_task_key(evt.value)
         if key is None:
             return (gr.skip(),) * 6
@@ -112,7 +112,8 @@ def wire(ui: Any) -> None:
             view = ui.service.task_view(*key)
         except ServiceError as exc:  # the split went away since the cards were drawn
             return None, _error(str(exc)), gr.update(visible=False), "", "", gr.skip()
-        runs = [r for r in ui.service.runs() if (r.split, r.task_index) == key]
+        mine = ui.service.runs(viewer=ui.viewer_of(request))
+        runs = [r for r in mine if (r.split, r.task_index) == key]
         cards = refilter(query, split, category, difficulty, tag, key)
         return (
             key, draw.task_html(view), gr.update(visible=True), draw.files_html(view["files"]),
