@@ -48,6 +48,37 @@ async def our_async_client_session(echo_server: str) -> None:
         }
 
 
+def test_a_large_tool_result_travels_once_and_reads_the_same() -> None:
+    """Past LARGE_RESULT_CHARS a result's value is sent once, as the text every MCP client
+    reads (not three times: text, structured content, data); our client reads it the same."""
+    from servers import served
+
+    from openenv.client.tool_client import MCPToolClient
+    from openenv.core.mcp import LARGE_RESULT_CHARS, MCPEnvironment, tool, tool_result, tool_value
+    from openenv.server import create_app
+
+    size = LARGE_RESULT_CHARS + 10
+    wrapped = tool_result({"text": "x" * size})
+    assert set(wrapped) == {"content", "is_error", "data_in_text"}
+    assert tool_value(wrapped) == {"text": "x" * size}
+    assert tool_value(tool_result("y" * size)) == "y" * size and tool_value(tool_result([1])) == [1]
+
+    class Blobs(MCPEnvironment):
+        @tool
+        def blob(self, n: int) -> dict[str, Any]:
+            """A text of n characters."""
+            return {"text": "x" * min(n, 4 * LARGE_RESULT_CHARS)}
+
+    async def session(url: str) -> None:
+        async with MCPToolClient(base_url=url) as env:
+            await env.reset()
+            assert await env.call_tool("blob", n=size) == {"text": "x" * size}
+            assert await env.call_tool("blob", n=3) == {"text": "xxx"}
+
+    with served(create_app(Blobs, enable_web=False)) as url:
+        run_in_thread(session, url)
+
+
 def test_our_sync_client_steps_with_tool_actions_and_gets_rewards(echo_server: str) -> None:
     with EchoEnv(base_url=echo_server).sync() as env:
         env.reset()

@@ -20,7 +20,7 @@ import itertools
 from typing import Any
 
 from openenv.core.errors import ToolCallError
-from openenv.core.mcp import CallToolObservation, ListToolsObservation, Tool
+from openenv.core.mcp import CallToolObservation, ListToolsObservation, Tool, tool_value
 from openenv.core.types import StepResult
 
 
@@ -50,9 +50,7 @@ class ToolsMixin:
             result = await self.mcp_request("tools/call", {"name": name, "arguments": arguments})
         except ToolCallError as exc:
             raise ToolCallError(f"tool {name!r} failed: {exc.message}", exc.server_code) from None
-        if isinstance(result, dict) and "data" in result:
-            return result["data"]
-        return result
+        return tool_value(result)
 
 
 def _tool(payload: dict[str, Any]) -> Tool:

@@ -113,7 +113,9 @@ class CallToolObservation(Observation):
 
     ``result`` is ``{"content": [{"type": "text", "text": ...}], "structured_content":
     {"result": value}, "data": value, "is_error": false}``; ``data`` is the tool's return value.
-    ``tool_name`` is empty on the observation returned by ``reset``.
+    A value whose text passes ``LARGE_RESULT_CHARS`` travels once, as the text every MCP client
+    reads (``"data_in_text": true`` when that text is the value's JSON): read it with
+    :func:`tool_value`. ``tool_name`` is empty on the observation returned by ``reset``.
     """
 
     tool_name: str = Field(default="", description="Name of the tool that was called")
@@ -128,16 +130,32 @@ class SimulationDisabled(OpenEnvError):
     http_status = 404
 
 
+LARGE_RESULT_CHARS = 1 << 20  # past this, a result's value is sent once (as its text)
+
+
 def tool_result(value: Any) -> dict[str, Any]:
     """Wrap a tool's return value in the result shape of :class:`CallToolObservation`."""
     data = to_jsonable_python(value, fallback=repr)
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return {
-        "content": [{"type": "text", "text": text}],
-        "structured_content": {"result": data},
-        "data": data,
-        "is_error": False,
-    }
+    content = [{"type": "text", "text": text}]
+    if len(text) > LARGE_RESULT_CHARS:  # three copies of tens of MB would near the frame limit
+        return {"content": content, "is_error": False, "data_in_text": not isinstance(data, str)}
+    return {"content": content, "structured_content": {"result": data}, "data": data,
+            "is_error": False}  # fmt: skip
+
+
+def tool_value(result: Any) -> Any:
+    """The tool's return value from a :class:`CallToolObservation` ``result``, whichever shape
+    it came in (``data``, or a large value's text); anything else is returned as it is."""
+    if not isinstance(result, dict):
+        return result
+    if "data" in result:
+        return result["data"]
+    content = result.get("content")
+    first = content[0] if isinstance(content, list) and content else None
+    if not isinstance(first, dict) or not isinstance(first.get("text"), str):
+        return result
+    return json.loads(first["text"]) if result.get("data_in_text") else first["text"]
 
 
 # -- declaring tools ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from typing import Any
 
 import gradio as gr
 
-from openenv.core.mcp import Tool, is_mcp_environment
+from openenv.core.mcp import Tool, is_mcp_environment, tool_value
 from openenv.web import forms
 from openenv.web.page.extension import PlaygroundAPI
 from openenv.web.page.widgets import widget
@@ -109,7 +109,7 @@ def result_html(data: dict[str, Any]) -> str:
             f'<div class="oe-tool-out oe-tool-failed"><p><b>✗ {name}</b> failed ({kind}) · '
             f"{html.escape(status)}</p><pre>{message}</pre></div>"
         )
-    value = (obs.get("result") or {}).get("data")
+    value = tool_value(obs.get("result") or {})
     shown = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     return (
         f'<div class="oe-tool-out"><p><b>✓ {name}</b> · {html.escape(status)}</p>'
