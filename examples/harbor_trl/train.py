@@ -23,17 +23,12 @@ what it says, only how likely the model finds it, which the loop prints (the rew
 mean logprob rises step after step, and gains on the other's). A sampling engine serves the new
 weights the same way (``serve_weights``).
 
-Why not TRL's ``AsyncGRPOTrainer`` with ``HarnessRolloutWorker`` (trl.experimental.async_grpo,
-TRL 1.16), which trains on the same ``TrainingTrace``: it cannot run here. (1) Its module imports
-``HarnessAdapter``, ``HarnessRunLimits``, ``ModelStepResult``, ``ResourceSessionFactory``,
-``TraceEntry`` and ``TrainableSession`` from ``openenv.core.harness``, ``training_sampling`` from
-``openenv.core.harness.capture.upstream`` and ``openenv.core.llm_client``, which this build does
-not provide; the worker also wants a ``HarborSessionFactory`` whose sessions have
-``wait_for_completion``, ``fetch_training_trace`` and ``verify``. (2) The trainer talks to a vLLM
-server (``VLLMClient``: readiness, ``max_model_len``, pause/resume) and streams weights to it over
-NCCL; neither vLLM nor a GPU is here. (3) It packs samples with a tree attention that loads the
-``kernels-community/flash-attn3`` CUDA kernel from the Hub at the first forward: no CUDA, no
-download. The loss here is the same GRPO objective on the same fields.
+TRL's ``AsyncGRPOTrainer`` with ``HarnessRolloutWorker`` (trl.experimental.async_grpo, TRL
+1.16) trains on the same ``TrainingTrace`` through ``harbor_env.HarborSessionFactory``: see
+``async_grpo.py`` beside this file. It cannot run whole here: the trainer talks to a vLLM server
+(``VLLMClient``) and streams weights to it over NCCL, and its tree attention loads the
+``kernels-community/flash-attn3`` CUDA kernel from the Hub; neither vLLM, a GPU nor the Hub is
+here. This script's loss is the same GRPO objective on the same fields, on CPU.
 """
 
 from __future__ import annotations
