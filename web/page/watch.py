@@ -21,7 +21,7 @@ a read-only capability, which attaches to nothing and acts on nothing.
 What it costs the watched session: its counters are kept in its own call path anyway
 (:class:`~openenv.server.sessions.Progress`, O(1) per step); its view is drawn at most once per
 ``REDRAW_S`` whatever the number of watchers (one drawing shared by all of them), through the
-session manager like any call, between the session's own steps.
+session manager like any call, between the session's own steps; its reward chart with it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import time
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from openenv.core.errors import OpenEnvError, SessionNotFound, Unauthorized
 from openenv.server.auth import check_bearer
@@ -48,11 +48,12 @@ POLL_MS = 300  # how often a watch page asks
 
 
 class Watching:
-    """The shared drawing of each watched session: ``(progress version, drawn at, html)``."""
+    """The shared drawing of each watched session: ``(progress version, drawn at, html, reward
+    chart)``."""
 
     def __init__(self, controller: Controller) -> None:
         self.controller = controller
-        self._drawn: dict[str, tuple[int, float, str]] = {}
+        self._drawn: dict[str, tuple[int, float, str, str]] = {}
 
     def operator(self, request: Request) -> bool:
         """True when this request may watch every session: a holder of the API token, or,
@@ -114,7 +115,8 @@ class Watching:
         drawn = self._drawn.get(session_id)
         if drawn is None or (drawn[0] != progress.version and now - drawn[1] >= REDRAW_S):
             version = progress.version
-            drawn = (version, now, await self._draw(session))
+            chart = reward_chart_svg(list(progress.rewards))  # with the view: shared, not per ask
+            drawn = (version, now, await self._draw(session), chart)
             self._drawn[session_id] = drawn
             self._forget_closed()
         return {
@@ -125,7 +127,7 @@ class Watching:
             "last_reward": progress.last_reward,
             "done": progress.done,
             "html": drawn[2],
-            "chart": reward_chart_svg(list(progress.rewards)),
+            "chart": drawn[3],
         }
 
     async def _draw(self, session: Session) -> str:
@@ -180,11 +182,12 @@ def add_watch_routes(app: FastAPI, controller: Controller, path: str) -> None:
         )
         return HTMLResponse(_page(title, body, protected), headers=framed)
 
-    async def view(session_id: str, request: Request, seen: int = -1) -> dict[str, Any]:
+    async def view(session_id: str, request: Request, seen: int = -1) -> Response:
         operator = watching.operator(request)
         if not operator and "." not in session_id:
             watching.allow(request)  # a bare id: the operator's; say what is missing
-        return await watching.view(session_id, seen, operator=operator)
+        # sent as it is (no response model to check it against): polled by every watcher
+        return JSONResponse(await watching.view(session_id, seen, operator=operator))
 
     for route, endpoint in (
         ("/watch", list_page),

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import accumulate
+from typing import NamedTuple
 
 WIDTH, HEIGHT, PAD = 320, 120, 8
 MAX_STEPS = 1000  # drawn one bar per step up to here; beyond, min/max buckets
 BUCKETS = WIDTH - 2 * PAD  # how many buckets a longer episode is drawn in (one per unit)
 
 
-@dataclass(frozen=True)
-class Bucket:
+class Bucket(NamedTuple):
     """Consecutive steps ``first`` .. ``last`` (0-based, inclusive) and their extremes."""
 
     first: int
@@ -32,6 +31,8 @@ def envelope(values: Sequence[float], most: int) -> list[Bucket]:
     """``values`` in at most ``most`` buckets of equal size (the last may be shorter), each
     with its lowest and highest value; one bucket per value when they fit."""
     size = max(1, -(-len(values) // most))
+    if size == 1:  # a watched episode's chart is redrawn often: no slicing per step
+        return [Bucket(i, i, v, v) for i, v in enumerate(values)]
     return [
         Bucket(start, min(start + size, len(values)) - 1, min(chunk), max(chunk))
         for start in range(0, len(values), size)
