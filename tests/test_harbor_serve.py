@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from harbor_support import mini_swe_agent
+from harbor_support import mini_swe_agent, shipped_server
 from servers import ROOT, free_port, served, server_process
 
 from openenv.core.errors import ToolCallError
@@ -57,13 +57,8 @@ def mini() -> None:
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    """One server of the shipped tasks without a model endpoint (the TEST engine plays)."""
-    service = HarborService({SPLIT: TASKS}, Endpoints())
-    try:
-        with served(create_harbor_app(service, enable_web=False)) as base:
-            yield base
-    finally:
-        service.close()
+    with shipped_server(SPLIT) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

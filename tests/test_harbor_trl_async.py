@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-from harbor_support import mini_swe_agent
+from harbor_support import mini_swe_agent, shipped_server
 from servers import ROOT, served
 
 from openenv.core.harness import TrainableSession
@@ -110,13 +110,8 @@ def mini() -> None:
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    """The shipped tasks without a model endpoint: the scripted TEST engine plays, [TRAIN]."""
-    service = HarborService({SPLIT: TASKS}, Endpoints())
-    try:
-        with served(create_harbor_app(service, enable_web=False)) as base:
-            yield base
-    finally:
-        service.close()
+    with shipped_server(SPLIT) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
