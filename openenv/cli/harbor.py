@@ -4,12 +4,16 @@
 (probed: ``[TRAIN]`` or ``[EVAL ONLY]``), which sandboxes are usable here (with the reason for
 each that is not), the datasets given and their task counts, and which harness CLIs are on PATH.
 ``openenv harbor engine`` serves the shipped test engine (a tiny model, or a scripted test policy).
+``openenv harbor check --dataset X`` reads each task of X with Harbor's own task model too (the
+``harbor`` package, installed by ``openenv harbor install harbor``) and prints each difference.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
+import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -33,9 +37,13 @@ rollout: run one harness (mini-swe-agent, codex, claude-code, opencode, gemini-c
 a sandbox against a capture proxy, run the task's verifier there, print the reward and the trace
 (without --llm-url, the shipped scripted TEST engine plays the model, offline).
 serve: the Task API, the run_rollout MCP tool and the /web UI over the datasets.
+check: read each task of the datasets with Harbor's own task model too (the harbor package from
+PyPI, in a Python >= 3.12 virtualenv of its own) and print each task it refuses or reads otherwise
+(timeouts, docker image, verifier env, instruction); exit 1 when any differs.
 install: put a harness under the harness home (mini-swe-agent: a virtualenv from PyPI; the
-others: their pinned npm package)."""
+others: their pinned npm package); `install harbor` puts the harbor package there."""
 MAX_PROBLEMS_SHOWN = 10
+MAX_CHECKED_TASKS = 500  # harbor_pypi.MAX_CHECKED_TASKS (not imported: the CLI loads lazily)
 HARNESSES = {
     "opencode": "opencode",
     "codex": "codex",
@@ -76,6 +84,13 @@ def add_parser(sub: Any) -> None:
         "several splits (repeatable)",
     )
     info.set_defaults(run=_info)
+    check = inner.add_parser("check", help="read the tasks with Harbor's own task model too")
+    check.add_argument("--dataset", action="append", required=True, help="as for info")
+    check.add_argument(
+        "--limit", type=int, default=MAX_CHECKED_TASKS, help="tasks checked per dataset, at most"
+    )
+    check.add_argument("--json", action="store_true", help="print the results as JSON")
+    check.set_defaults(run=_check)
     proxy = inner.add_parser("proxy", help="probe an endpoint, then serve the capture proxy")
     proxy.add_argument("--llm-url", required=True, help="the endpoint's OpenAI /v1 URL")
     proxy.add_argument("--model", help="the model to ask for (default: the endpoint's first)")
@@ -228,7 +243,62 @@ def _info(args: argparse.Namespace) -> int:
         for line in dataset_lines(args.dataset):
             ui.info(line)
     _print("harnesses", harness_checks(), "installed")
+    if args.dataset:
+        for line in harbor_lines(args.dataset):
+            ui.info(line)
     return 0
+
+
+def harbor_lines(specs: list[str]) -> list[str]:
+    """``harbor    ...`` and, per local dataset, ``checked with harbor 0.26.0: N tasks agree, M
+    differ`` (a Hub dataset is checked by ``harbor check``, which downloads it)."""
+    from openenv.core.harness.harbor_pypi import HarborCheckError, check_tasks, harbor_problem
+    from openenv.core.harness.tasks import TaskError
+    from openenv.core.harness.tasks.datasets import load_split, split_specs
+    from openenv.core.harness.tasks.hub import parse_hub_spec
+
+    problem = harbor_problem()
+    if problem:
+        return [f"harbor    {problem}"]
+    try:
+        names = split_specs(specs)
+    except TaskError as exc:
+        return [f"harbor    {exc}"]
+    lines = ["harbor    Harbor's own task model (the harbor package) on the datasets' tasks"]
+    for name in names:
+        if parse_hub_spec(name) is not None:
+            lines.append(f"  [--]   {name:<14} `openenv harbor check --dataset {name}` checks it")
+            continue
+        try:
+            result = check_tasks(load_split(name).tasks)
+        except (TaskError, HarborCheckError) as exc:
+            lines.append(f"  [--]   {name:<14} {exc}")
+            continue
+        lines.append(f"  {'[--]' if result.differ else '[ok]'}   {name:<14} {result.line()}")
+    return lines
+
+
+def _check(args: argparse.Namespace) -> int:
+    from openenv.core.harness.harbor_pypi import HarborCheckError, check_tasks, harbor_problem
+    from openenv.core.harness.tasks import TaskError
+    from openenv.core.harness.tasks.datasets import load_splits
+
+    problem = harbor_problem()
+    if problem:
+        raise CliError(problem)
+    if not 0 < args.limit <= MAX_CHECKED_TASKS:
+        raise CliError(f"--limit must be in 1..{MAX_CHECKED_TASKS}, got {args.limit}")
+    try:
+        checked = [(s, check_tasks(s.tasks, limit=args.limit)) for s in load_splits(args.dataset)]
+    except (TaskError, HarborCheckError) as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps([{"dataset": s.name, **dataclasses.asdict(r)} for s, r in checked]))
+    for split, result in [] if args.json else checked:
+        ui.info(f"{split.name}: {result.line()}")
+        for item in result.differ:
+            ui.info(f"  differs: {item.task}: {item.reason}")
+    return 1 if any(r.differ for _, r in checked) else 0
 
 
 def _engine(args: argparse.Namespace) -> int:

@@ -58,7 +58,11 @@ def add_parsers(inner: argparse._SubParsersAction) -> None:
     i = inner.add_parser(
         "install", help="install a harness (mini-swe-agent from PyPI, the others from npm)"
     )
-    i.add_argument("harness", help="mini-swe-agent, codex, claude-code, opencode or gemini-cli")
+    i.add_argument(
+        "harness",
+        help="mini-swe-agent, codex, claude-code, opencode or gemini-cli; or harbor (the harbor "
+        "package, in a Python >= 3.12 virtualenv: its task model checks our tasks)",
+    )
     i.set_defaults(run=_install)
 
 

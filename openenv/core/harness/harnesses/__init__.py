@@ -9,7 +9,8 @@ runs in its non-interactive, auto-approving mode (the rollout's sandbox is what 
 Each is installed by ``openenv harbor install NAME`` under ``$OPENENV_HARNESS_HOME`` (default
 ``/opt/openenv/harnesses`` as root, ``~/.cache/openenv/harnesses`` otherwise), readable by the
 sandbox's user: mini-swe-agent in a virtualenv (PyPI), the others a pinned npm package each
-(codex, claude-code, opencode, gemini-cli), run with the host's Node.
+(codex, claude-code, opencode, gemini-cli), run with the host's Node. ``openenv harbor install
+harbor`` puts the harbor package there too, in a Python >= 3.12 virtualenv of its own.
 """
 
 from __future__ import annotations
@@ -51,7 +52,13 @@ def get_harness(name: str) -> Harness:
 
 def install_harness(name: str, *, home: Path | None = None) -> Path:
     """Install the harness called ``name`` under ``home`` (default :func:`harness_home`);
-    returns its install (a virtualenv, or an npm prefix). Idempotent."""
+    returns its install (a virtualenv, or an npm prefix). Idempotent. ``harbor`` is no harness
+    but is installed the same way: the harbor package, whose task model checks ours
+    (:mod:`openenv.core.harness.harbor_pypi`)."""
+    if name == "harbor":
+        from openenv.core.harness.harbor_pypi import install_harbor
+
+        return install_harbor(home)
     kind = HARNESSES.get(name)
     if kind is None:
         get_harness(name)  # raises, naming the known ones
