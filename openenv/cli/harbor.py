@@ -2,7 +2,8 @@
 
 ``openenv harbor info --llm-url URL`` is read-only and boots nothing: the endpoint's capture level
 (probed: ``[TRAIN]`` or ``[EVAL ONLY]``), which sandboxes are usable here (with the reason for
-each that is not), the datasets given and their task counts, and which harness CLIs are on PATH.
+each that is not), the datasets given and their task counts, which harness CLIs are on PATH, and
+how many tasks of each local dataset Harbor's own task model agrees on (``harbor check``).
 ``openenv harbor engine`` serves the shipped test engine (a tiny model, or a scripted test policy).
 ``openenv harbor check --dataset X`` reads each task of X with Harbor's own task model too (the
 ``harbor`` package, installed by ``openenv harbor install harbor``) and prints each difference.
@@ -26,7 +27,9 @@ from openenv.cli.ui import CliError
 HELP = """\
 info: the endpoint's capture level ([TRAIN] needs token ids and processed logprobs; anything else
 is [EVAL ONLY]), the sandboxes usable here and why the others are not, the datasets and their task
-counts, the harness CLIs installed. Read-only: it starts no sandbox and no agent.
+counts, the harness CLIs installed, and (with the harbor package installed) how many of a local
+dataset's tasks Harbor's own task model reads as we do. Read-only: it starts no sandbox and no
+agent.
 proxy: probe the endpoint ([TRAIN] or [EVAL ONLY]) before binding, then serve the capture proxy
 (agents' base URL <proxy>/v1, their API key a session id minted on POST /capture/sessions with
 the admin token).
