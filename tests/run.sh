@@ -58,6 +58,9 @@ echo "== the npm coding agents (Harbor harnesses, pinned versions, under the har
 for agent in codex claude-code opencode gemini-cli; do
   python3 -m openenv.cli harbor install "$agent"
 done
+echo "== the harbor package (Harbor's own task model; Python >= 3.12, its own virtualenv under the harness home)"
+python3 -m openenv.cli harbor install harbor \
+  || echo "!! harbor package NOT installed (it needs a Python >= 3.12): tests/test_harbor_pypi.py skips"
 
 echo "== ruff"
 python3 -m ruff check .
