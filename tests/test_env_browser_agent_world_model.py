@@ -12,7 +12,8 @@ import pytest
 from agent_world_model_env.server.oracle import solution
 from agent_world_model_env.server.worlds import SCENARIOS
 
-from tests.conftest import ROOT, serve
+from tests.conftest import ROOT
+from tests.servers import catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -22,18 +23,9 @@ STAGE = "#oe-stage .oe-stage"
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
-    root = tmp_path_factory.mktemp("agent_world_model")
-    envs = root / "envs"
-    envs.mkdir()
-    (envs / "agent_world_model_env").symlink_to(ROOT / "envs" / "agent_world_model_env")
-    (root / "awm_app.py").write_text(
-        "from pathlib import Path\n"
-        "from fastapi import Response\n"
-        "from openenv.web.catalog.app import create_catalog_app\n"
-        f"app = create_catalog_app(Path({str(envs)!r}))\n"
-        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
-    )
-    with serve("awm_app:app", cwd=root, timeout=240) as url:
+    with catalog_serving(
+        tmp_path_factory.mktemp("agent_world_model"), ["agent_world_model_env"]
+    ) as url:
         yield url
 
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from conftest import unfold
 
-from tests.conftest import ROOT, serve
+from tests.servers import catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -23,21 +23,7 @@ ENVS = {  # package: name in the catalog
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     """The catalog app serving only these five envs: one server process for the module."""
-    root = tmp_path_factory.mktemp("catalog1")
-    envs = root / "envs"
-    envs.mkdir()
-    for package in ENVS:
-        (envs / package).symlink_to(ROOT / "envs" / package, target_is_directory=True)
-    (root / "catalog1_app.py").write_text(
-        "from pathlib import Path\n"
-        "from fastapi import Response\n"
-        "from openenv.web.catalog.app import create_catalog_app\n"
-        f"app = create_catalog_app(Path({str(envs)!r}))\n"
-        # Chromium asks the site root for a favicon; answer it so a 404 does not hit the console.
-        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
-    )
-    # Five playgrounds in one process: slower to start than one, much faster than five.
-    with serve("catalog1_app:app", cwd=root, timeout=240) as url:
+    with catalog_serving(tmp_path_factory.mktemp("catalog1"), ENVS) as url:
         yield url
 
 

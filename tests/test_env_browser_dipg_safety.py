@@ -11,7 +11,8 @@ import pytest
 from dipg_safety_env.server.cases import SYNTHETIC_CASES
 from dipg_safety_env.server.oracle import reference_reply
 
-from tests.conftest import ROOT, serve
+from tests.conftest import ROOT
+from tests.servers import catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -22,18 +23,7 @@ BOX = "#oe-stage form.oe-typed textarea[data-field='llm_response']"
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
-    root = tmp_path_factory.mktemp("dipg_safety")
-    envs = root / "envs"
-    envs.mkdir()
-    (envs / "dipg_safety_env").symlink_to(ROOT / "envs" / "dipg_safety_env")
-    (root / "dipg_app.py").write_text(
-        "from pathlib import Path\n"
-        "from fastapi import Response\n"
-        "from openenv.web.catalog.app import create_catalog_app\n"
-        f"app = create_catalog_app(Path({str(envs)!r}))\n"
-        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
-    )
-    with serve("dipg_app:app", cwd=root, timeout=240) as url:
+    with catalog_serving(tmp_path_factory.mktemp("dipg_safety"), ["dipg_safety_env"]) as url:
         yield url
 
 

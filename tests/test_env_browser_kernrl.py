@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from kernrl_env.server.tasks import TASKS
 
-from tests.conftest import ROOT, serve
+from tests.conftest import ROOT
 from tests.sandboxpy import sandbox_python_has
+from tests.servers import catalog_serving
 
 pytestmark = pytest.mark.browser
 # Kernels run on the sandbox's Python (Debian's python3 when the server is root, as here):
@@ -28,18 +29,7 @@ BOX = "#oe-stage form.oe-typed textarea[data-field='source']"
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
-    root = tmp_path_factory.mktemp("kernrl")
-    envs = root / "envs"
-    envs.mkdir()
-    (envs / "kernrl_env").symlink_to(ROOT / "envs" / "kernrl_env")
-    (root / "kernrl_app.py").write_text(
-        "from pathlib import Path\n"
-        "from fastapi import Response\n"
-        "from openenv.web.catalog.app import create_catalog_app\n"
-        f"app = create_catalog_app(Path({str(envs)!r}))\n"
-        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
-    )
-    with serve("kernrl_app:app", cwd=root, timeout=240) as url:
+    with catalog_serving(tmp_path_factory.mktemp("kernrl"), ["kernrl_env"]) as url:
         yield url
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from python_codeact_env.server.tasks import TASKS
 
-from tests.conftest import ROOT, serve
+from tests.conftest import ROOT
+from tests.servers import catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -20,18 +21,7 @@ BOX = "#oe-stage form.oe-typed textarea[data-field='code']"
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
-    root = tmp_path_factory.mktemp("codeact")
-    envs = root / "envs"
-    envs.mkdir()
-    (envs / "python_codeact_env").symlink_to(ROOT / "envs" / "python_codeact_env")
-    (root / "codeact_app.py").write_text(
-        "from pathlib import Path\n"
-        "from fastapi import Response\n"
-        "from openenv.web.catalog.app import create_catalog_app\n"
-        f"app = create_catalog_app(Path({str(envs)!r}))\n"
-        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
-    )
-    with serve("codeact_app:app", cwd=root, timeout=240) as url:
+    with catalog_serving(tmp_path_factory.mktemp("codeact"), ["python_codeact_env"]) as url:
         yield url
 
 

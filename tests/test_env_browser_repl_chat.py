@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ROOT, serve
+from tests.servers import catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -15,19 +15,7 @@ STAGE = "#oe-stage .oe-stage"
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     """The catalog app serving only these two envs: one server process for the module."""
-    root = tmp_path_factory.mktemp("repl_chat")
-    envs = root / "envs"
-    envs.mkdir()
-    for package in ("repl_env", "chat_env"):
-        (envs / package).symlink_to(ROOT / "envs" / package, target_is_directory=True)
-    (root / "repl_chat_app.py").write_text(
-        "from pathlib import Path\n"
-        "from fastapi import Response\n"
-        "from openenv.web.catalog.app import create_catalog_app\n"
-        f"app = create_catalog_app(Path({str(envs)!r}))\n"
-        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
-    )
-    with serve("repl_chat_app:app", cwd=root, timeout=240) as url:
+    with catalog_serving(tmp_path_factory.mktemp("repl_chat"), ("repl_env", "chat_env")) as url:
         yield url
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from sophistry_bench_sprint_env.server.oracle import ECHO, best_argument
 
-from tests.conftest import ROOT, serve
+from tests.conftest import ROOT
+from tests.servers import catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -20,18 +21,9 @@ BOX = "#oe-stage form.oe-typed textarea[data-field='argument']"
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
-    root = tmp_path_factory.mktemp("sophistry")
-    envs = root / "envs"
-    envs.mkdir()
-    (envs / "sophistry_bench_sprint_env").symlink_to(ROOT / "envs" / "sophistry_bench_sprint_env")
-    (root / "sophistry_app.py").write_text(
-        "from pathlib import Path\n"
-        "from fastapi import Response\n"
-        "from openenv.web.catalog.app import create_catalog_app\n"
-        f"app = create_catalog_app(Path({str(envs)!r}))\n"
-        "app.add_api_route('/favicon.ico', lambda: Response(status_code=204), methods=['GET'])\n"
-    )
-    with serve("sophistry_app:app", cwd=root, timeout=240) as url:
+    with catalog_serving(
+        tmp_path_factory.mktemp("sophistry"), ["sophistry_bench_sprint_env"]
+    ) as url:
         yield url
 
 
