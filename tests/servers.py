@@ -152,6 +152,14 @@ def serve(
         yield base
 
 
+def artifacts() -> Path:
+    """Where browser tests put their screenshots: ``$OPENENV_ARTIFACTS``, else
+    ``tests/artifacts/`` (made when missing)."""
+    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @contextlib.contextmanager
 def catalog_serving(root: Path, packages: Sequence[str]) -> Iterator[str]:
     """The catalog app (``python app.py``'s) serving only the env ``packages`` (folders of

@@ -4,16 +4,13 @@ button scores it complete (reward 1)."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from agent_world_model_env.server.oracle import solution
 from agent_world_model_env.server.worlds import SCENARIOS
 
-from tests.conftest import ROOT
-from tests.servers import catalog_serving
+from tests.servers import artifacts, catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -27,12 +24,6 @@ def catalog(tmp_path_factory):
         tmp_path_factory.mktemp("agent_world_model"), ["agent_world_model_env"]
     ) as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def call_from_tools_tab(page, tool: str, arguments: dict, steps: int) -> None:

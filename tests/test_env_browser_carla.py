@@ -4,14 +4,11 @@ deadzone under Reset options, swerves, and reads the outcome and its ethical met
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from stagewait import click_reset
 
-from tests.conftest import ROOT, unfold
-from tests.servers import serve
+from tests.conftest import unfold
+from tests.servers import artifacts, serve
 
 pytestmark = pytest.mark.browser
 
@@ -23,12 +20,6 @@ SVG = "#oe-stage .oe-view .oe-svg svg"
 def url():
     with serve("carla_env.server.app:app", timeout=180) as base:
         yield base
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_a_visitor_swerves_in_the_classic_deadzone_and_reads_the_outcome(page, url):

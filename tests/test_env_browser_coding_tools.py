@@ -3,12 +3,10 @@ fix made with the edit tool's form and a submission give reward 1.0, shown on th
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import ROOT, serve
+from tests.conftest import serve
+from tests.servers import artifacts
 
 pytestmark = pytest.mark.browser
 
@@ -19,12 +17,6 @@ STAGE = "#oe-stage .oe-stage"
 def coding_tools_url():
     with serve("coding_tools_env.server.app:app") as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def pick_tool(page, name: str) -> None:

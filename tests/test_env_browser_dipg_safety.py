@@ -4,15 +4,11 @@ channels shows the format gate firing alone."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from dipg_safety_env.server.cases import SYNTHETIC_CASES
 from dipg_safety_env.server.oracle import reference_reply
 
-from tests.conftest import ROOT
-from tests.servers import catalog_serving
+from tests.servers import artifacts, catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -25,12 +21,6 @@ def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
     with catalog_serving(tmp_path_factory.mktemp("dipg_safety"), ["dipg_safety_env"]) as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def open_playground(page, url: str) -> None:

@@ -4,16 +4,15 @@ draw the table, the rows and the result, and the right answer scores 1.0 on the 
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from finqa_env.server.calculator import calculate
 from finqa_env.server.dataset import load_synthetic
 from finqa_env.server.tables import CompanyTables
 
-from tests.conftest import ROOT, serve
+from tests.conftest import serve
+from tests.servers import artifacts
 from tests.test_env_finqa import SOLUTIONS
 
 pytestmark = pytest.mark.browser
@@ -25,12 +24,6 @@ STAGE = "#oe-stage .oe-stage"
 def finqa_url():
     with serve("finqa_env.server.app:app") as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def call_tool(page, name: str, fields: dict[str, str], steps: int) -> None:

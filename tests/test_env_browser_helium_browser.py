@@ -8,7 +8,6 @@ import base64
 import io
 import os
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +20,8 @@ if not os.path.isfile("/usr/bin/chromedriver"):
 from helium_browser_env.server.tasks import TASKS
 from PIL import Image
 
-from tests.conftest import ROOT, serve, unfold
+from tests.conftest import serve, unfold
+from tests.servers import artifacts
 
 pytestmark = pytest.mark.browser
 
@@ -38,12 +38,6 @@ def url():
         "helium_browser_env.server.app:app", env={"HELIUM_TASK": "cart"}, timeout=240
     ) as base:
         yield base
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def frame_pixels(page) -> np.ndarray:

@@ -3,13 +3,9 @@ the first screen says so above the task, and code sent from the stage is not run
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import ROOT
-from tests.servers import serve
+from tests.servers import artifacts, serve
 
 pytestmark = pytest.mark.browser
 
@@ -25,12 +21,6 @@ def url():
         pytest.skip("a Julia binary is installed here: this test describes a server without one")
     with serve("julia_env.server.app:app", timeout=240) as base:
         yield base
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_the_first_screen_says_julia_is_missing_and_code_is_not_run(page, url):

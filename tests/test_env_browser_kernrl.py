@@ -4,16 +4,13 @@ kernel wins full reward."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from kernrl_env.server.tasks import TASKS
 
-from tests.conftest import ROOT
 from tests.sandboxpy import sandbox_python_has
-from tests.servers import catalog_serving
+from tests.servers import artifacts, catalog_serving
 
 pytestmark = pytest.mark.browser
 # Kernels run on the sandbox's Python (Debian's python3 when the server is root, as here):
@@ -31,12 +28,6 @@ def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
     with catalog_serving(tmp_path_factory.mktemp("kernrl"), ["kernrl_env"]) as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def send(page, source: str | None, steps: int) -> str:

@@ -3,15 +3,11 @@ typed there is scored, drawn sanitised beside its scorecard; a cheat fails the g
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from pelican_svg_env.server.drawing import reference_svg
 from pelican_svg_env.server.tasks import TASKS
 
-from tests.conftest import ROOT
-from tests.servers import catalog_serving
+from tests.servers import artifacts, catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -24,12 +20,6 @@ def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
     with catalog_serving(tmp_path_factory.mktemp("pelican_svg"), ["pelican_svg_env"]) as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def open_playground(page, url: str) -> None:

@@ -3,14 +3,10 @@ box under it, the transcript shows each cell with its tests, and a solution wins
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from python_codeact_env.server.tasks import TASKS
 
-from tests.conftest import ROOT
-from tests.servers import catalog_serving
+from tests.servers import artifacts, catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -23,12 +19,6 @@ def catalog(tmp_path_factory):
     """The catalog app serving only this env: one server process for the module."""
     with catalog_serving(tmp_path_factory.mktemp("codeact"), ["python_codeact_env"]) as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def send(page, code: str, steps: int) -> str:

@@ -3,14 +3,11 @@ screen; a solution typed there is marked item by item, and a full one earns 7/7.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from stagewait import click_reset
 
-from tests.conftest import ROOT, unfold
-from tests.servers import serve
+from tests.conftest import unfold
+from tests.servers import artifacts, serve
 
 pytestmark = pytest.mark.browser
 
@@ -27,12 +24,6 @@ def url():
         "qed_math_env.server.app:app", env={"QED_MATH_GRADER": "keyword"}, timeout=240
     ) as base:
         yield base
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def send(page, text: str, steps: int) -> str:

@@ -4,16 +4,13 @@ the stage scores 1."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from stagewait import click_reset
 
 pytest.importorskip("reasoning_core", reason="needs the reasoning_core extra")
 
-from tests.conftest import ROOT, unfold
-from tests.servers import serve
+from tests.conftest import unfold
+from tests.servers import artifacts, serve
 
 pytestmark = pytest.mark.browser
 
@@ -25,12 +22,6 @@ BOX = "#oe-stage form.oe-typed textarea[data-field='answer']"
 def url():
     with serve("reasoning_core_env.server.app:app", timeout=240) as base:
         yield base
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def expected_answer(seed: int, task: str) -> str:

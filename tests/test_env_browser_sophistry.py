@@ -3,14 +3,10 @@ stage, a reply typed in the box is scored, and the template-echo hack lights the
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from sophistry_bench_sprint_env.server.oracle import ECHO, best_argument
 
-from tests.conftest import ROOT
-from tests.servers import catalog_serving
+from tests.servers import artifacts, catalog_serving
 
 pytestmark = pytest.mark.browser
 
@@ -63,9 +59,3 @@ def test_the_template_echo_hack_lights_three_canaries(page, catalog):
     page.evaluate("document.querySelector('#oe-stage .oe-svg').scrollIntoView()")
     page.screenshot(path=str(artifacts() / "sophistry_bench_sprint_hack_1280x800.png"))
     assert page.console_errors == []
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder

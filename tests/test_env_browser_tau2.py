@@ -4,14 +4,11 @@ the customer against the scripted agent with the quick-reply buttons (reward 1).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from stagewait import click_reset
 
-from tests.conftest import ROOT, unfold
-from tests.servers import serve
+from tests.conftest import unfold
+from tests.servers import artifacts, serve
 
 pytestmark = pytest.mark.browser
 
@@ -22,12 +19,6 @@ STAGE = "#oe-stage .oe-stage"
 def url():
     with serve("tau2_env.server.app:app", timeout=240) as base:
         yield base
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def pick(page, field: str, option: str) -> None:

@@ -3,12 +3,10 @@ typed in the Terminal tab fix the script, and Evaluate runs the task's tests: re
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import ROOT, serve
+from tests.conftest import serve
+from tests.servers import artifacts
 
 pytestmark = pytest.mark.browser
 
@@ -20,12 +18,6 @@ BOX = "#oe-tb2-command textarea"
 def tbench2_url():
     with serve("tbench2_env.server.app:app") as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def run(page, command: str, steps: int) -> None:

@@ -4,14 +4,13 @@ answer typed after it scores 1.0, shown on the stage."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from websearch_env.server.environment import normalize, questions
 
-from tests.conftest import ROOT, serve
+from tests.conftest import serve
+from tests.servers import artifacts
 
 pytestmark = pytest.mark.browser
 
@@ -23,12 +22,6 @@ FORM = "#oe-stage form.oe-typed"
 def websearch_url():
     with serve("websearch_env.server.app:app") as url:
         yield url
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def send(page, field: str, text: str, steps: int) -> None:

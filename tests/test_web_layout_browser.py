@@ -9,15 +9,15 @@ clicks. A screenshot of every playground at both sizes goes to the test artifact
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from conftest import BROWSER_WAIT_MS, ROOT, run_app_py
 from stagewait import click_reset
+
+from tests.servers import artifacts
 
 ENVS = sorted(p.name.removesuffix("_env") for p in (ROOT / "envs").glob("*_env") if p.is_dir())
 DESKTOP = {"width": 1280, "height": 800}
@@ -32,12 +32,6 @@ ACTION_CONTROL = (
 )
 # Wire JSON: an object's first key, a list of nulls.
 RAW_JSON = re.compile(r'\{\s*"[^"\n]{1,40}"\s*:|\[null\]')
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("OPENENV_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture(scope="module")
