@@ -2,8 +2,11 @@
 
 Served only when the proxy is given an admin token, and only to a caller presenting it
 (``Authorization: Bearer <token>``). Agents never see this token; their key is a session id.
+A session opened with ``sampling`` (a training policy: ``{"temperature": 0.8}``) has it pinned
+on each of its calls.
 
-    POST   /capture/sessions                         {"label": "..."} -> {"session_id": ...}
+    POST   /capture/sessions                         {"label": "...", "sampling": {...}}
+                                                     -> {"session_id": ...}
     GET    /capture/sessions/{id}                    the capture so far (CaptureResult)
     GET    /capture/sessions/{id}/training_trace     the TrainingTrace (409 when eval only)
     DELETE /capture/sessions/{id}                    close it (its key stops working)
@@ -52,11 +55,14 @@ def admin_router(proxy: CaptureProxy, token: str) -> APIRouter:
             body: Any = await request.json() if await request.body() else {}
         except ValueError:
             return _error(400, 'body must be JSON: {"label": "..."}')
-        label = str(body.get("label", "")) if isinstance(body, dict) else ""
+        body = body if isinstance(body, dict) else {}
+        label = str(body.get("label", ""))
         try:
-            session_id = proxy.open_session(label)
+            session_id = proxy.open_session(label, body.get("sampling"))
         except SessionLimit as exc:
             return _error(429, str(exc))
+        except ValueError as exc:  # a sampling policy that is not a training one
+            return _error(400, str(exc))
         return JSONResponse({"session_id": session_id, "capture": proxy.level.label})
 
     @router.get("/{session_id}", response_model=None)

@@ -36,6 +36,9 @@ class CaptureNode(BaseModel):
     reply: dict[str, Any] = Field(default_factory=dict)
     finish_reason: str | None = None
     status: Literal["kept", "discarded"] = "kept"
+    # the sampling fields the agent asked for, and those sent (a training policy pins them)
+    requested_sampling_params: dict[str, Any] = Field(default_factory=dict)
+    sampling_params: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def has_tokens(self) -> bool:

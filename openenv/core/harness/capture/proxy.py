@@ -13,7 +13,8 @@ from openenv.core.harness.capture.fixes import BY_NAME
 from openenv.core.harness.capture.graph import CaptureNode
 from openenv.core.harness.capture.level import CaptureLevel
 from openenv.core.harness.capture.result import AppliedFix, CaptureResult
-from openenv.core.harness.capture.sessions import CaptureSession, SessionStore
+from openenv.core.harness.capture.sampling import pin_sampling, training_sampling
+from openenv.core.harness.capture.sessions import MAX_CALLS, CaptureSession, SessionStore
 from openenv.core.harness.capture.tokens import call_tokens
 from openenv.core.harness.capture.upstream import Upstream
 
@@ -45,9 +46,21 @@ class CaptureProxy:
         self.sessions = SessionStore(max_sessions=max_sessions)
         self.max_body_bytes = max_body_bytes
 
-    def open_session(self, label: str = "") -> str:
-        """Mint a capture session for one rollout; the id is the agent's API key."""
-        return self.sessions.open(label).session_id
+    def open_session(
+        self,
+        label: str = "",
+        sampling: dict[str, Any] | None = None,
+        *,
+        max_calls: int | None = None,
+    ) -> str:
+        """Mint a capture session for one rollout; the id is the agent's API key. ``sampling``
+        (a training policy: a temperature, nothing truncated; ``ValueError`` otherwise) is
+        pinned on each of its calls over what the agent asks, both recorded on the node.
+        ``max_calls``: its call budget (default :data:`.sessions.MAX_CALLS`); a call past it
+        is refused (429) and counted."""
+        policy = training_sampling(sampling)
+        budget = MAX_CALLS if max_calls is None else max(1, min(max_calls, MAX_CALLS))
+        return self.sessions.open(label, sampling=policy, max_calls=budget).session_id
 
     def result(self, session_id: str) -> CaptureResult:
         """The session's capture so far, stamped with the level and the applied fixes."""
@@ -73,13 +86,16 @@ class CaptureProxy:
             probe=self.level,
             fixes=fixes,
             nodes=[n.model_copy(deep=True) for n in session.graph.nodes],
+            budget_stop_count=session.budget_stops,
         )
 
     async def handle(self, session: CaptureSession, dialect: Dialect, call: DialectCall) -> Answer:
         """Forward one normalised call upstream and record it as a node of the session's graph."""
         node_id = session.next_node_id()
-        upstream = await self.upstream.complete(call.chat, want_tokens=self.level.wants_tokens)
-        node = self._record(session, node_id, dialect, call, upstream.body, upstream.fixes)
+        chat, asked, sent = pin_sampling(call.chat, session.sampling)
+        upstream = await self.upstream.complete(chat, want_tokens=self.level.wants_tokens)
+        sampled = {"requested_sampling_params": asked, "sampling_params": sent}
+        node = self._record(session, node_id, dialect, call, upstream.body, upstream.fixes, sampled)
         return Answer(ChatReply.from_body(upstream.body), call, node)
 
     async def handle_stream(
@@ -89,7 +105,9 @@ class CaptureProxy:
         return the agent's events, relayed as text arrives; the node is recorded at the end,
         also when the agent hangs up early."""
         node_id = session.next_node_id()
-        upstream = await self.upstream.stream(call.chat, want_tokens=self.level.wants_tokens)
+        chat, asked, sent = pin_sampling(call.chat, session.sampling)
+        upstream = await self.upstream.stream(chat, want_tokens=self.level.wants_tokens)
+        sampled = {"requested_sampling_params": asked, "sampling_params": sent}
 
         async def events() -> AsyncIterator[str]:
             acc, writer = StreamAccumulator(), dialect.writer(call)
@@ -105,14 +123,15 @@ class CaptureProxy:
                 body = acc.body()
                 # Recorded before the last events go out: an agent that has its answer may
                 # close the session at once.
-                self._record(session, node_id, dialect, call, body, upstream.fixes)
+                self._record(session, node_id, dialect, call, body, upstream.fixes, sampled)
                 recorded = True
                 for event in writer.finish(ChatReply.from_body(body)):
                     yield event
             finally:
                 await upstream.aclose()
                 if not recorded:  # the agent hung up, or the endpoint broke, mid-stream
-                    self._record(session, node_id, dialect, call, acc.body(), upstream.fixes)
+                    fixes = upstream.fixes
+                    self._record(session, node_id, dialect, call, acc.body(), fixes, sampled)
 
         return events()
 
@@ -124,6 +143,7 @@ class CaptureProxy:
         call: DialectCall,
         body: dict[str, Any],
         fixes: list[str],
+        sampled: dict[str, dict[str, Any]] | None = None,
     ) -> CaptureNode:
         for fix in fixes:
             if fix not in session.fixes:
@@ -139,6 +159,7 @@ class CaptureProxy:
             messages=_messages(call.chat),
             reply=tokens.message,
             finish_reason=tokens.finish_reason,
+            **(sampled or {}),
         )
         session.graph.add(node)
         return node

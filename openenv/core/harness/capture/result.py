@@ -32,6 +32,7 @@ class CaptureResult(BaseModel):
     probe: CaptureLevel | None = None
     fixes: list[AppliedFix] = Field(default_factory=list)
     nodes: list[CaptureNode] = Field(default_factory=list)
+    budget_stop_count: int = 0  # calls refused past the session's call budget
 
     @property
     def n_roots(self) -> int:
@@ -72,6 +73,8 @@ class CaptureResult(BaseModel):
                         "node_id": node.node_id,
                         "parent_id": node.parent_id,
                         "finish_reason": node.finish_reason,
+                        "sampling_params": node.sampling_params,
+                        "requested_sampling_params": node.requested_sampling_params,
                     },
                 }
             )

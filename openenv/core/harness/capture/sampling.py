@@ -25,6 +25,21 @@ NON_POLICY_SAMPLING: dict[str, float | int] = {
 }
 
 
+SAMPLING_KEYS = ("temperature", *NON_POLICY_SAMPLING)
+
+
+def pin_sampling(
+    chat: dict[str, Any], policy: dict[str, float | int]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """``chat`` with a training ``policy`` (:func:`training_sampling`'s) over what the agent
+    asked: ``(chat sent, requested, submitted)``, the last two being the sampling fields the
+    agent asked for and the ones sent. Without a policy the agent's own ask is sent."""
+    requested = {k: chat[k] for k in SAMPLING_KEYS if k in chat}
+    if not policy:
+        return chat, requested, dict(requested)
+    return {**chat, **policy}, requested, dict(policy)
+
+
 def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

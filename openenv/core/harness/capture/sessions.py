@@ -33,12 +33,16 @@ class CaptureSession:
     fixes: list[str] = field(default_factory=list)
     max_calls: int = MAX_CALLS
     calls: int = 0  # calls started, finished or not (parallel subagents share a session)
+    budget_stops: int = 0  # calls refused past ``max_calls``
     last_used: float = field(default_factory=time.monotonic)
+    # a training rollout's sampling policy, pinned on every call (:func:`.sampling.pin_sampling`)
+    sampling: dict[str, float | int] = field(default_factory=dict)
 
     def next_node_id(self) -> str:
         """Reserve the id of a new call (``n0001``...), or :class:`SessionLimit` past the
         budget. Reserved when the call starts, so concurrent calls never share an id."""
         if self.calls >= self.max_calls:
+            self.budget_stops += 1
             raise SessionLimit(f"session over its budget of {self.max_calls} model calls")
         self.calls += 1
         self.last_used = time.monotonic()
@@ -55,16 +59,26 @@ class SessionStore:
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
 
-    def open(self, label: str = "", *, max_calls: int = MAX_CALLS) -> CaptureSession:
-        """Mint a session; its ``session_id`` is the key to hand the agent. When the store is
-        full, sessions idle for ``idle_seconds`` (an orchestrator that never closed them) go
-        first; a store still full refuses."""
+    def open(
+        self,
+        label: str = "",
+        *,
+        max_calls: int = MAX_CALLS,
+        sampling: dict[str, float | int] | None = None,
+    ) -> CaptureSession:
+        """Mint a session; its ``session_id`` is the key to hand the agent. ``sampling``: a
+        checked training policy every call of it is sent with. When the store is full,
+        sessions idle for ``idle_seconds`` (an orchestrator that never closed them) go first;
+        a store still full refuses."""
         if len(self._sessions) >= self.max_sessions:
             self.evict_idle()
         if len(self._sessions) >= self.max_sessions:
             raise SessionLimit(f"{self.max_sessions} capture sessions are open; close some first")
         session = CaptureSession(
-            PREFIX + secrets.token_urlsafe(24), label[:200], max_calls=max_calls
+            PREFIX + secrets.token_urlsafe(24),
+            label[:200],
+            max_calls=max_calls,
+            sampling=dict(sampling or {}),
         )
         self._sessions[session.session_id] = session
         return session
