@@ -63,9 +63,12 @@ def url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def rollout(url: str, mini: None) -> dict[str, Any]:
-    """One rollout with our client, and what it fetched after it."""
+    """One rollout with our client (a trainer's sampling policy, a cap on model calls), and
+    what it fetched after it."""
     with HarborEnv(base_url=url) as env:
-        result = env.run_rollout(split=SPLIT, task_index=HELLO)
+        result = env.run_rollout(
+            split=SPLIT, task_index=HELLO, sampling={"temperature": 0.9}, agent_step_limit=40
+        )
         trace = env.fetch_training_trace()
         again = env.fetch_result()
     return {"result": result, "trace": trace, "again": again}
@@ -138,6 +141,10 @@ def test_a_rollout_on_the_test_engine_returns_the_reward_and_the_engines_tokens(
         assert turn.completion_token_ids == node["completion_token_ids"]
         assert turn.per_token_logps == node["per_token_logps"]
         assert len(turn.per_token_logps) == len(turn.completion_token_ids) > 0
+        # the trainer's policy went with every call, whatever the agent asked
+        assert turn.sampling_params["temperature"] == 0.9 == node["sampling_params"]["temperature"]
+        assert turn.sampling_params["top_p"] == 1.0
+    assert result.budget_stop_count == 0 and result.exception_type is None
     assert result.conversations and result.conversations[0].messages
 
 
@@ -167,7 +174,9 @@ def test_requests_that_could_never_run_are_refused_with_the_reason(url: str) -> 
             ({"harness": "nope"}, "unknown harness 'nope'"),
             ({"sandbox": "e2b"}, "process (usable)"),
             ({"keep_sandbox": True}, "keep_sandbox=True"),
-            ({"sampling": {"temperature": 0.7}}, "sampling"),
+            ({"sampling": {"temperature": 0.7, "top_p": 0.5}}, "requires top_p=1.0"),
+            ({"sampling": {"temperature": 0.7}, "purpose": "eval"}, "purpose='eval' cannot"),
+            ({"eval_sampling": {"temperature": 0.5}}, "eval_sampling"),
             ({"model": "gpt"}, "needs llm_url"),
             ({"llm_url": "ftp://x"}, "must be an http(s) URL"),
         ]

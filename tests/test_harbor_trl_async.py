@@ -6,8 +6,10 @@ TRL's ``_HarnessRolloutLoop`` is built through its own ``__init__`` (which calls
 queues it never uses in this mode; no vLLM, no CUDA. Its ``_run_session`` runs a rollout of
 mini-swe-agent on the scripted TEST engine ([TRAIN] capture) in the process sandbox; what TRL
 gets back is checked against the server's own capture: the engine's ids and logprobs, the
-masks, the verifier's reward. An eval-only capture stops TRL with its ``CaptureContractError``;
-closing a session cancels its run; the example's factory builds from its command line.
+masks, the verifier's reward, TRL's temperature pinned on every model call. An agent that runs
+past its time is flagged ``timed_out`` by TRL and still trained on its turns with the verifier's
+reward. An eval-only capture stops TRL with its ``CaptureContractError``; closing a session
+cancels its run; the example's factory builds from its command line.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from trl.experimental.async_grpo import openenv_harness
 SPLIT = "shipped"
 TASKS = load_tasks(shipped_tasks())
 HELLO = next(i for i, t in enumerate(TASKS) if t.name == "hello-file")
+TEMPERATURE = 0.8  # TRL's: the policy every model call of a rollout is sent with
 PROMPT = [{"role": "user", "content": "a dataset row's prompt: the Harbor task's is used"}]
 
 
@@ -71,7 +74,7 @@ class RecordingFactory(HarborSessionFactory):
 
 
 @contextlib.contextmanager
-def trl_loop(url: str, **factory: Any) -> Iterator[Any]:
+def trl_loop(url: str, temperature: float = TEMPERATURE, **factory: Any) -> Iterator[Any]:
     """TRL's harness rollout loop, built by its own ``__init__``, on our factory at ``url``."""
     PartialState()  # TRL logs through accelerate, which wants its state made
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=build_tokenizer())
@@ -92,7 +95,7 @@ def trl_loop(url: str, **factory: Any) -> Iterator[Any]:
         metrics_queue=mp.Queue(),
         num_generations=2,
         max_inflight_tasks=2,
-        temperature=1.0,
+        temperature=temperature,
     )
     try:
         yield loop
@@ -174,8 +177,10 @@ def test_the_factory_got_trls_policy_and_the_seed_chose_the_task(
     trained: dict[str, Any],
 ) -> None:
     factory, session = trained["factory"], trained["session"]
-    assert factory.sampling == training_sampling({"temperature": 1.0, "top_p": 1.0, "top_k": 0})
-    assert factory.sampling["top_k"] == -1 and factory.sampling["temperature"] == 1.0
+    assert factory.sampling == training_sampling({"temperature": TEMPERATURE, "top_k": 0})
+    assert factory.sampling["top_k"] == -1 and factory.sampling["temperature"] == TEMPERATURE
+    for node in trained["nodes"]:  # pinned on every call the agent made, over its own ask
+        assert node["sampling_params"] == factory.sampling
     assert session.task.task_name == "hello-file" and session.result.task_name == "hello-file"
     assert isinstance(session, TrainableSession)
     assert session.initial_messages()[0]["content"] == session.task.instruction
@@ -183,6 +188,33 @@ def test_the_factory_got_trls_policy_and_the_seed_chose_the_task(
     entries = trained["entries"]
     assert entries[-1]["response"]["choices"][0]["message"]["role"] == "assistant"
     assert all(e["loss_mask"].count(1) == len(e["completion_token_ids"]) for e in entries)
+
+
+@pytest.fixture(scope="module")
+def slow_server() -> Iterator[str]:
+    """An engine whose agent runs a command that outlasts any agent timeout ([TRAIN])."""
+    with contextlib.ExitStack() as stack:
+        engine = stack.enter_context(
+            serve_in_thread(create_engine_app(Engine(script=bash_policy(["sleep 600"]))))
+        )
+        endpoint = open_endpoint("server", f"{engine}/v1")  # probed: the engine is [TRAIN]
+        service = HarborService({SPLIT: TASKS}, Endpoints(endpoint))
+        stack.callback(service.close)
+        yield stack.enter_context(served(create_harbor_app(service, enable_web=False)))
+
+
+def test_an_agent_past_its_time_is_flagged_and_still_trained(slow_server: str, mini: None):
+    with trl_loop(slow_server, agent_timeout_s=25.0) as loop:
+        rollout, metrics = loop._run_session(PROMPT, HELLO)
+        (session,) = loop._factory.sessions
+    completion, completion_ids, sequences, n_tools, _, reward = rollout
+    result = session.result
+    assert result.timed_out and result.exception_type == "AgentTimeoutError"
+    assert not result.ok and "ran past its 25 s" in (result.error or "")
+    assert metrics is not None and metrics["loop_exhausted"] is True  # TRL's timed_out
+    assert reward == 0.0 == result.reward  # the verifier judged what the agent left
+    assert metrics["turns"] >= 1 and sequences and completion_ids  # its turns still train
+    assert n_tools >= 1 and completion[-1]["role"] == "assistant"
 
 
 def test_an_eval_only_capture_stops_trl_with_its_contract_error(

@@ -23,18 +23,21 @@ their task, and the agent's prompt is the task's own instruction.
 
 The contract, as TRL reads it:
 
-* ``wait_for_completion`` returns 0 once the run ended ok and raises :class:`HarborRolloutFailed`
-  (a ``RuntimeError``: the trainer scores the rollout as unscorable) when it did not: the agent
-  failed or ran past its time, the verifier gave no reward, the run was cancelled. A server that
-  refuses the run raises its :class:`~openenv.core.errors.ToolCallError`.
+* ``wait_for_completion`` returns 0 once the run ended ok; raises :class:`HarborAgentTimedOut`
+  (a ``TimeoutError``: TRL flags the rollout ``timed_out`` and still trains its captured turns
+  with the verifier's reward) when the agent ran past its time; and :class:`HarborRolloutFailed`
+  (a ``RuntimeError``: the trainer scores the rollout as unscorable) when it did not end ok
+  otherwise: the agent failed, the verifier gave no reward, the run was cancelled. A server
+  that refuses the run raises its :class:`~openenv.core.errors.ToolCallError`.
 * ``fetch_training_trace`` raises :class:`HarborCaptureError` (a ``ValueError``; TRL stops on it
   with its ``CaptureContractError``) for an eval-only capture: the endpoint returned no token ids.
 * ``verify(...).env_reward`` is the task verifier's reward, never made up here.
 
-``sampling`` is checked (:func:`~openenv.core.harness.capture.upstream.training_sampling`) but
-not sent: a Harbor server pins no sampling policy (its ``run_rollout`` refuses ``sampling``), the
-agent samples as it asks. The trainer's logprobs match the captured ones only when the agent's
-temperature is the trainer's and it asks for no truncation (top-p, top-k...).
+``sampling`` (TRL's: its temperature, nothing truncated; checked here by
+:func:`~openenv.core.harness.capture.upstream.training_sampling`) is sent with each run: the
+server's capture proxy pins it on every model call of the rollout over what the agent asks,
+so the captured logprobs are the policy's the trainer recomputes; each turn records both
+(``sampling_params``, ``requested_sampling_params``).
 """
 
 from __future__ import annotations
@@ -70,6 +73,15 @@ class HarborSessionError(RuntimeError):
 
 class HarborRolloutFailed(HarborSessionError):
     """The run ended, but not ok; ``result`` says how (``status``, ``error``, ``reward``)."""
+
+    def __init__(self, message: str, result: HarborRolloutResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class HarborAgentTimedOut(TimeoutError):
+    """The agent ran past its time; the run ended (its turns and the verifier's reward are
+    there): ``result`` is it."""
 
     def __init__(self, message: str, result: HarborRolloutResult) -> None:
         super().__init__(message)
@@ -140,7 +152,9 @@ class HarborSession(ResourceSession):
 
     def wait_for_completion(self, timeout_s: float | None = None) -> int:
         """0 once the run ended ok; ``TimeoutError`` when ``timeout_s`` passes first (the run
-        goes on); :class:`HarborRolloutFailed` when it ended otherwise."""
+        goes on); :class:`HarborAgentTimedOut` when the agent ran past its own time (the run
+        ended: its trace and reward are there); :class:`HarborRolloutFailed` when it ended
+        otherwise."""
         try:
             result = self._rollout.result(timeout=timeout_s)
         except concurrent.futures.CancelledError:
@@ -151,6 +165,12 @@ class HarborSession(ResourceSession):
             running = f"{self.task.task_id}: still running after {timeout_s:g} s"
             raise TimeoutError(running) from None
         self.result = result
+        if result.timed_out:
+            raise HarborAgentTimedOut(
+                f"run {result.run_id} ({self.task.task_id}): the agent ran past its time "
+                f"({result.error}); reward {result.reward}",
+                result,
+            )
         if not result.ok:
             raise HarborRolloutFailed(
                 f"run {result.run_id} ({self.task.task_id}) ended {result.status or 'failed'}: "
@@ -302,6 +322,8 @@ class HarborSessionFactory(ResourceSessionFactory[HarborSession]):
             "api_key": api_key,
             "agent_timeout_sec": agent_timeout_s,
         }
+        if self.sampling:
+            self.arguments["sampling"] = dict(self.sampling)
 
     def create(
         self, task: Any = None, seed: int | None = None, episode_id: str | None = None

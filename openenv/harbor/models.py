@@ -117,6 +117,12 @@ class HarborRolloutResult(BaseModel):
         return self.rollout_type == "train"
 
     @property
+    def timed_out(self) -> bool:
+        """The agent ran past its time (Harbor's ``AgentTimeoutError``): its captured turns
+        still train, the verifier judged what it left."""
+        return self.exception_type == "AgentTimeoutError"
+
+    @property
     def solved(self) -> bool:
         """Verified and positive (``reward`` None: the verifier never ran)."""
         return self.reward is not None and self.reward > 0

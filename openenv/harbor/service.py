@@ -30,6 +30,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from openenv.core.harness.capture import CaptureResult
+from openenv.core.harness.capture.sampling import training_sampling
+from openenv.core.harness.capture.sessions import MAX_CALLS
 from openenv.core.harness.harnesses import HarnessUnavailable, get_harness
 from openenv.core.harness.rollout import SANDBOXES, RolloutResult, run_rollout
 from openenv.core.harness.tasks import HarborTask, TaskError
@@ -64,6 +66,10 @@ class RunRequest(BaseModel):
     model_name: str | None = Field(default=None, max_length=300)
     api_key: str | None = Field(default=None, max_length=4096, exclude=True, repr=False)
     timeout_s: float | None = Field(default=None, gt=0, le=24 * 3600)
+    # a training policy pinned on every model call of the run (``training_sampling``'s), and a
+    # cap on the agent's model calls at the proxy
+    sampling: dict[str, float | int] = Field(default_factory=dict)
+    max_calls: int | None = Field(default=None, ge=1, le=MAX_CALLS)
     owner: str | None = Field(default=None, max_length=200, exclude=True)  # whose run it is
 
 
@@ -233,6 +239,10 @@ class HarborService:
             raise ServiceError(str(exc)) from exc
         if problem := harness.problem():
             raise ServiceError(problem)
+        try:
+            training_sampling(request.sampling or None)
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
         if request.model == "server" and self.endpoints.server is None:
             raise ServiceError(
                 "this server was started without --llm-url: choose your own endpoint "
@@ -356,6 +366,8 @@ class HarborService:
                     engine_check=endpoint.check,
                     cancel=cancel,
                     on_session=lambda sid: self._update(run_id, session_id=sid),
+                    sampling=request.sampling or None,
+                    max_calls=request.max_calls,
                 )
             status: RunStatus = "failed"
             if result.status in ("ok", "cancelled"):

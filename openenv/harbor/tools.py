@@ -23,6 +23,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from openenv.core.errors import InvalidAction
+from openenv.core.harness.capture.sampling import training_sampling
+from openenv.core.harness.capture.sessions import MAX_CALLS
 from openenv.core.harness.rollout import SANDBOXES
 from openenv.core.mcp import (
     CallToolAction,
@@ -103,7 +105,7 @@ class HarborEnvironment(MCPEnvironment):
         api_key: Key = "",
         auth_header: Short = "",
         agent_timeout_sec: Annotated[float, Field(ge=0, le=24 * 3600)] = 0.0,
-        agent_step_limit: Annotated[int, Field(ge=0)] = 0,
+        agent_step_limit: Annotated[int, Field(ge=0, le=MAX_CALLS)] = 0,
         sampling: dict[str, Any] | None = None,
         provider: Short = "openai",
         purpose: Short = "auto",
@@ -124,8 +126,9 @@ class HarborEnvironment(MCPEnvironment):
             api_key: The key of llm_url; used for the run, never kept.
             auth_header: The header of the key (only Authorization here).
             agent_timeout_sec: The agent's time limit (0: the task's).
-            agent_step_limit: Cap on model calls (not supported here: 0).
-            sampling: A training sampling policy (not supported here).
+            agent_step_limit: Cap on the agent's model calls at the proxy (0: none).
+            sampling: The trainer's policy ({"temperature": 0.8}, nothing truncated), pinned
+                on every model call of the rollout.
             provider: The endpoint's API ("openai" only here).
             purpose: "auto", "train" (fails unless trainable) or "eval".
             eval_sampling: Sampling of an eval run (not supported here).
@@ -135,14 +138,21 @@ class HarborEnvironment(MCPEnvironment):
             force_build=force_build,
             reward_key=reward_key,
             auth_header=auth_header,
-            agent_step_limit=agent_step_limit,
-            sampling=sampling,
             eval_sampling=eval_sampling,
             provider=provider,
             purpose=purpose,
         )
+        if purpose == "eval" and sampling is not None:
+            raise InvalidAction("purpose='eval' cannot apply a training sampling policy")
         request = self._request(
             split, task_index, harness, sandbox, llm_url, model, api_key, agent_timeout_sec
+        )
+        try:
+            policy = training_sampling(sampling)
+        except ValueError as exc:
+            raise InvalidAction(f"sampling: {exc}") from None
+        request = request.model_copy(
+            update={"sampling": policy, "max_calls": agent_step_limit or None}
         )
         with self._lock:
             if self._closed:
@@ -263,11 +273,8 @@ def _refuse_unsupported(**given: Any) -> None:
         problems.append(f"reward_key={given['reward_key']!r} (tasks here give one 'reward')")
     if given["auth_header"] not in ("", "Authorization"):
         problems.append(f"auth_header={given['auth_header']!r} (only Authorization: Bearer)")
-    if given["agent_step_limit"]:
-        problems.append("agent_step_limit (the harness's own step limit applies)")
-    for name in ("sampling", "eval_sampling"):
-        if given[name]:
-            problems.append(f"{name} (the engine's own sampling applies)")
+    if given["eval_sampling"]:
+        problems.append("eval_sampling (an eval run samples as its agent asks)")
     if given["provider"] != "openai":
         problems.append(f"provider={given['provider']!r} (OpenAI-compatible endpoints only)")
     if given["purpose"] not in ("auto", "train", "eval"):

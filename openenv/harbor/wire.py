@@ -25,6 +25,17 @@ MODEL_NOTES = {
     "url": "the model at the llm_url given with the call",
     "test": "the shipped scripted TEST engine (not a model): it replayed the task's own "
     "solution/solve.sh through the harness's shell tool",
+    "hf": "a model on Hugging Face Inference Providers (the router), billed to the token given",
+}
+# How a rollout that did not end ok is named on the wire: Harbor's own exception names where it
+# has one (a trainer tells a timed-out agent, whose captured turns still train, from a failure).
+EXCEPTION_TYPES = {
+    "timeout": "AgentTimeoutError",
+    "harness_error": "HarnessError",
+    "engine_error": "EngineError",
+    "verifier_error": "VerifierError",
+    "cancelled": "Cancelled",
+    "error": "RolloutError",
 }
 
 
@@ -75,6 +86,7 @@ def rollout_result(record: RunRecord) -> HarborRolloutResult:
         conversations=_conversations(capture),
         n_turns=len(turns),
         n_roots=capture.n_roots if capture else 0,
+        budget_stop_count=capture.budget_stop_count if capture else 0,
         n_trainable_tokens=sum(sum(t.loss_mask or []) for t in turns if t.trainable),
         multi_turn=len(turns) > 1,
         findings=findings,
@@ -83,12 +95,18 @@ def rollout_result(record: RunRecord) -> HarborRolloutResult:
         agent_log_tail=result.log_tail if result else "",
         ok=ok,
         error=None if ok else (record.reason or record.status),
-        exception_type=None if ok else record.status,
+        exception_type=None if ok else _exception_type(record),
         run_id=record.id,
         status=record.status,
         model=dict(record.model),
         verifier_output=result.verifier_output if result else "",
     )
+
+
+def _exception_type(record: RunRecord) -> str:
+    """Why a run did not end ok, by name: the rollout's own status when it has one."""
+    status = record.result.status if record.result is not None else record.status
+    return EXCEPTION_TYPES.get(status, status)
 
 
 def _reply_parts(reply: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
@@ -130,6 +148,7 @@ def _turns(trace_turns: Any, capture: CaptureResult | None) -> list[HarborTurn]:
                     text=text,
                     tool_calls=calls,
                     request_messages=list(t.request.get("messages") or []),
+                    **_sampling(node),
                 )
             )
         return rows
@@ -148,7 +167,17 @@ def _eval_turn(index: int, node: CaptureNode) -> HarborTurn:
         text=text,
         tool_calls=calls,
         request_messages=list(node.messages),
+        **_sampling(node),
     )
+
+
+def _sampling(node: CaptureNode | None) -> dict[str, dict[str, Any]]:
+    if node is None:
+        return {}
+    return {
+        "sampling_params": dict(node.sampling_params),
+        "requested_sampling_params": dict(node.requested_sampling_params),
+    }
 
 
 def _conversations(capture: CaptureResult | None) -> list[HarborConversation]:
