@@ -15,6 +15,7 @@ from openenv.cli.main import main
 from openenv.core.harness.harbor_pypi import (
     NOT_INSTALLED,
     HarborCheckError,
+    check_split,
     check_tasks,
     find_python,
     harbor_problem,
@@ -83,6 +84,30 @@ def test_an_instruction_harbor_reads_otherwise_is_a_difference(tmp_path: Path) -
     (task / "instruction.md").write_text(f"<!-- canary GUID 26b5c67b -->\n{text}")
     [problem] = check_tasks(load_tasks(task)).differ
     assert "instruction.md" in problem.reason and "canary" in problem.reason
+
+
+def test_a_task_we_refuse_is_checked_the_other_way(tmp_path: Path, capsys) -> None:
+    """Both ways: a task we refuse (an agent timeout over our 24 h bound) that Harbor reads is a
+    difference with our reason; one both refuse (its task.toml is not TOML) is counted, not a
+    difference."""
+    for name in ("hello-file", "long", "broken"):
+        shutil.copytree(shipped_tasks() / "hello-file", tmp_path / name)
+    toml = tmp_path / "long" / "task.toml"
+    toml.write_text(toml.read_text().replace("timeout_sec = 120.0", "timeout_sec = 1e9"))
+    (tmp_path / "broken" / "task.toml").write_text('version = "1.0"\n[agent\n')
+    split = read_folder(tmp_path, name="mine")
+    assert [t.name for t in split.tasks] == ["hello-file"] and len(split.problems) == 2
+    result = check_split(split)
+    assert result.agree == ["hello-file"] and result.both_refuse == ["broken"]
+    [long] = result.differ
+    assert long.task == "long"
+    assert long.reason.startswith(f"harbor {VERSION} reads it, we refuse it: ")
+    assert "agent.timeout_sec must be in (0, 86400]" in long.reason
+    assert result.line().endswith("1 tasks agree, 1 differ, 1 refused by both")
+    assert check_split(split, limit=2).unchecked == 1  # the limit counts both kinds
+    assert main(["harbor", "check", "--dataset", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "differs: long: harbor" in out and "refused by both: broken" in out
 
 
 def test_checks_are_bounded(tmp_path: Path) -> None:

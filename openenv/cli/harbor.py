@@ -255,7 +255,7 @@ def _info(args: argparse.Namespace) -> int:
 def harbor_lines(specs: list[str]) -> list[str]:
     """``harbor    ...`` and, per local dataset, ``checked with harbor 0.26.0: N tasks agree, M
     differ`` (a Hub dataset is checked by ``harbor check``, which downloads it)."""
-    from openenv.core.harness.harbor_pypi import HarborCheckError, check_tasks, harbor_problem
+    from openenv.core.harness.harbor_pypi import HarborCheckError, check_split, harbor_problem
     from openenv.core.harness.tasks import TaskError
     from openenv.core.harness.tasks.datasets import load_split, split_specs
     from openenv.core.harness.tasks.hub import parse_hub_spec
@@ -273,7 +273,7 @@ def harbor_lines(specs: list[str]) -> list[str]:
             lines.append(f"  [--]   {name:<14} `openenv harbor check --dataset {name}` checks it")
             continue
         try:
-            result = check_tasks(load_split(name).tasks)
+            result = check_split(load_split(name))
         except (TaskError, HarborCheckError) as exc:
             lines.append(f"  [--]   {name:<14} {exc}")
             continue
@@ -282,7 +282,7 @@ def harbor_lines(specs: list[str]) -> list[str]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from openenv.core.harness.harbor_pypi import HarborCheckError, check_tasks, harbor_problem
+    from openenv.core.harness.harbor_pypi import HarborCheckError, check_split, harbor_problem
     from openenv.core.harness.tasks import TaskError
     from openenv.core.harness.tasks.datasets import load_splits
 
@@ -292,7 +292,7 @@ def _check(args: argparse.Namespace) -> int:
     if not 0 < args.limit <= MAX_CHECKED_TASKS:
         raise CliError(f"--limit must be in 1..{MAX_CHECKED_TASKS}, got {args.limit}")
     try:
-        checked = [(s, check_tasks(s.tasks, limit=args.limit)) for s in load_splits(args.dataset)]
+        checked = [(s, check_split(s, limit=args.limit)) for s in load_splits(args.dataset)]
     except (TaskError, HarborCheckError) as exc:
         raise CliError(str(exc)) from exc
     if args.json:
@@ -301,6 +301,8 @@ def _check(args: argparse.Namespace) -> int:
         ui.info(f"{split.name}: {result.line()}")
         for item in result.differ:
             ui.info(f"  differs: {item.task}: {item.reason}")
+        for name in result.both_refuse:
+            ui.info(f"  refused by both: {name}")
     return 1 if any(r.differ for _, r in checked) else 0
 
 

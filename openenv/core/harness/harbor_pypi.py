@@ -10,8 +10,10 @@ and installed by ``openenv harbor install harbor`` (pinned :data:`PACKAGE`).
 :data:`MAX_CHECKED_TASKS` per call, within :data:`CHECK_TIMEOUT_S`), and compares what Harbor read
 with what we read: a task Harbor refuses, or reads with another agent or verifier timeout, docker
 image, verifier env or instruction, is a difference (a :class:`TaskProblem` carrying Harbor's own
-message). Without the package nothing is checked and :class:`HarborCheck` says why; everything
-else works as without it.
+message). Both ways: ``check_split(split)`` also hands Harbor the split's tasks we refused
+(its problems); one Harbor reads is a difference too (with our reason), one it refuses as well
+is counted as refused by both. Without the package nothing is checked and
+:class:`HarborCheck` says why; everything else works as without it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 
 from openenv.core.harness.harnesses.base import HarnessUnavailable, harness_home
 from openenv.core.harness.tasks import HarborTask
-from openenv.core.harness.tasks.datasets import TaskProblem
+from openenv.core.harness.tasks.datasets import TaskProblem, TaskSplit
 
 PACKAGE = "harbor==0.26.0"
 MIN_PYTHON = (3, 12)
@@ -55,6 +57,7 @@ class HarborCheck:
     differ: list[TaskProblem] = field(default_factory=list)
     unchecked: int = 0  # tasks over the per-call limit
     skipped: str = ""  # why nothing was checked
+    both_refuse: list[str] = field(default_factory=list)  # tasks we and Harbor both refuse
 
     def line(self) -> str:
         """``checked with harbor 0.26.0: N tasks agree, M differ`` (or why it was not)."""
@@ -62,9 +65,10 @@ class HarborCheck:
             return self.skipped or NOT_INSTALLED
         over = f" ({self.unchecked} over the limit of {MAX_CHECKED_TASKS}, unchecked)"
         tail = over if self.unchecked else ""
+        both = f", {len(self.both_refuse)} refused by both" if self.both_refuse else ""
         return (
             f"checked with harbor {self.version}: {len(self.agree)} tasks agree, "
-            f"{len(self.differ)} differ{tail}"
+            f"{len(self.differ)} differ{both}{tail}"
         )
 
 
@@ -145,30 +149,54 @@ def _run(argv: list[str]) -> None:
 def check_tasks(
     tasks: Sequence[HarborTask],
     *,
+    refused: Sequence[tuple[TaskProblem, Path]] = (),
     home: Path | None = None,
     limit: int = MAX_CHECKED_TASKS,
     timeout_s: float = CHECK_TIMEOUT_S,
 ) -> HarborCheck:
-    """Read the first ``limit`` tasks with Harbor's task model and compare; a :class:`HarborCheck`
-    that says why when the package is not installed. :class:`HarborCheckError` when its
-    interpreter fails or times out."""
+    """Read the first ``limit`` tasks with Harbor's task model and compare, then (within the
+    same limit) the folders of tasks we ``refused`` (each problem with its folder); a
+    :class:`HarborCheck` that says why when the package is not installed.
+    :class:`HarborCheckError` when its interpreter fails or times out."""
     problem = harbor_problem(home)
     if problem:
         return HarborCheck(skipped=problem)
     limit = max(0, min(limit, MAX_CHECKED_TASKS))
     checked = list(tasks[:limit])
-    answer = _read_with_harbor([str(t.path) for t in checked], home, timeout_s)
-    result = HarborCheck(version=str(answer.get("version")), unchecked=len(tasks) - len(checked))
+    others = list(refused[: limit - len(checked)])
+    dirs = [str(t.path) for t in checked] + [str(folder) for _, folder in others]
+    answer = _read_with_harbor(dirs, home, timeout_s)
+    unchecked = len(tasks) + len(refused) - len(dirs)
+    result = HarborCheck(version=str(answer.get("version")), unchecked=unchecked)
     views = answer.get("tasks")
-    if not isinstance(views, list) or len(views) != len(checked):
-        raise HarborCheckError(f"harbor's reader answered {len(views or [])} of {len(checked)}")
-    for task, view in zip(checked, views, strict=True):
+    if not isinstance(views, list) or len(views) != len(dirs):
+        raise HarborCheckError(f"harbor's reader answered {len(views or [])} of {len(dirs)}")
+    for task, view in zip(checked, views, strict=False):
         reason = difference(task, view, result.version or "")
         if reason:
             result.differ.append(TaskProblem(task.name, reason))
         else:
             result.agree.append(task.name)
+    for (ours, _), view in zip(others, views[len(checked) :], strict=True):
+        if isinstance(view, dict) and view.get("ok"):
+            why = f"harbor {result.version} reads it, we refuse it: {ours.reason}"
+            result.differ.append(TaskProblem(ours.task, why))
+        else:
+            result.both_refuse.append(ours.task)
     return result
+
+
+def check_split(split: TaskSplit, **options: Any) -> HarborCheck:
+    """:func:`check_tasks` on a dataset's tasks and on the ones we refused in it (its
+    problems whose folder is there): Harbor's model checked both ways."""
+    refused: list[tuple[TaskProblem, Path]] = []
+    if split.root is not None:
+        base = split.root / "tasks" if (split.root / "tasks").is_dir() else split.root
+        for problem in split.problems:
+            folder = base / problem.task
+            if folder.is_dir() and not folder.is_symlink() and base in folder.resolve().parents:
+                refused.append((problem, folder))
+    return check_tasks(split.tasks, refused=refused, **options)
 
 
 def _read_with_harbor(dirs: list[str], home: Path | None, timeout_s: float) -> dict[str, Any]:
@@ -243,6 +271,7 @@ __all__ = [
     "PACKAGE",
     "HarborCheck",
     "HarborCheckError",
+    "check_split",
     "check_tasks",
     "difference",
     "find_python",
