@@ -8,11 +8,12 @@ routes (:mod:`openenv.harbor.routes`), and the ``/web`` UI's Harbor tab when
 Wire-compatible with ``openenv`` 0.10's ``harbor_env``: its ``HarborEnv`` client lists tasks
 and runs rollouts here; ours is ``harbor_env.HarborEnv``.
 
-Two things a visitor may do reach beyond the server, so they are on by default only where every
-visitor is the operator (:func:`visitors_may`: a loopback bind outside a Space): adding a Hub
-dataset (downloaded to the operator's disk) and running on a model URL of the visitor's choice
+Three things a visitor may do reach beyond the server, so they are on by default only where
+every visitor is the operator (:func:`visitors_may`: a loopback bind outside a Space): adding a
+Hub dataset (downloaded to the operator's disk), running on a model URL of the visitor's choice
 (the server probes and calls it: on a public server that is a way into whatever the server's
-network reaches).
+network reaches) and running a Hugging Face model on this machine's Hugging Face token (billed
+to the operator; elsewhere a visitor gives a token of its own or signs in).
 """
 
 from __future__ import annotations
@@ -44,11 +45,13 @@ def create_harbor_app(
     env_cls: type[HarborEnvironment] = HarborEnvironment,
     allow_hub_add: bool | None = None,
     allow_urls: bool | None = None,
+    allow_machine_token: bool | None = None,
 ) -> FastAPI:
     """The Harbor server of ``service``; ``close_service``: close it when the app stops;
     ``env_cls``: the tool environment (a subclass, for an env package's own manifest);
     ``allow_hub_add``: the page may add Hub datasets to the served splits; ``allow_urls``:
-    visitors may run on a model URL of theirs (both: :func:`visitors_may` when None)."""
+    visitors may run on a model URL of theirs; ``allow_machine_token``: a Hugging Face run
+    without a visitor's token uses this machine's (all three: :func:`visitors_may` when None)."""
     from openenv.server import create_app
 
     if allow_hub_add is None:
@@ -56,6 +59,7 @@ def create_harbor_app(
     service.endpoints.allow_urls = (
         visitors_may(None, OWN_URLS_VARIABLE) if allow_urls is None else allow_urls
     )
+    service.endpoints.machine_token = visitors_may(allow_machine_token, MACHINE_TOKEN_VARIABLE)
     if package is None and env_cls is HarborEnvironment:
         package = _harbor_package()
     builder = _web_tab(service, allow_hub_add) if enable_web is not False else None
@@ -80,6 +84,7 @@ def create_harbor_app(
 
 HUB_ADD_VARIABLE = "OPENENV_HARBOR_HUB_ADD"
 OWN_URLS_VARIABLE = "OPENENV_HARBOR_OWN_URLS"
+MACHINE_TOKEN_VARIABLE = "OPENENV_HARBOR_MACHINE_HF_TOKEN"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 

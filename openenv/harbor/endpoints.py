@@ -7,6 +7,9 @@ Three kinds, chosen per run:
 - ``url``: an OpenAI-compatible URL a visitor gives (vLLM, SGLang, a hosted provider), probed
   before its first use; a URL that does not answer is refused with the probe's reason. Proxies
   for such URLs are kept for reuse, a bounded number of them, least recently used dropped.
+- ``hf``: a model on Hugging Face Inference Providers (:mod:`openenv.harbor.hf_models`), reached
+  through the HF router's ``/v1`` with a Hugging Face token, probed like a URL. The token stays
+  in the proxy, as a URL's key does; the run's record says the model and provider, never it.
 - ``test``: the shipped scripted TEST engine (not a model): for one run it replays the task's
   own ``solution/solve.sh`` through the harness's shell tool, so a visitor sees a whole rollout
   offline. Its tokens and logprobs are real (the tiny model scores the replies).
@@ -31,8 +34,9 @@ from openenv.core.harness.capture.level import CaptureLevel
 from openenv.core.harness.capture.probe import ProbeError, probe_capture_level
 from openenv.core.harness.loopback import serve_in_thread
 from openenv.core.harness.tasks import HarborTask
+from openenv.harbor.hf_models import HfModelsError, model_ref, router_url, split_ref
 
-EndpointKind = Literal["server", "url", "test"]
+EndpointKind = Literal["server", "url", "hf", "test"]
 MAX_URL_ENDPOINTS = 8
 MAX_URL_CHARS = 2048
 
@@ -66,10 +70,12 @@ class Endpoint:
 
     def describe(self) -> dict[str, Any]:
         """What the UI and the API show: never the key."""
+        model, provider = split_ref(self.model) if self.kind == "hf" else (self.model, None)
         return {
             "kind": self.kind,
             "url": self.url if self.kind != "test" else "shipped TEST engine (scripted)",
-            "model": self.model,
+            "model": model,
+            **({"provider": provider} if provider else {}),
             "label": self.level.label,
             "rollout_type": self.level.rollout_type,
             "capture_level": self.level.capture_level,
@@ -123,17 +129,21 @@ def test_endpoint(task: HarborTask) -> Iterator[Endpoint]:
 
 
 class Endpoints:
-    """The server's endpoint (if any) and the visitors' URL endpoints, probed once each."""
+    """The server's endpoint (if any) and the visitors' URL and Hugging Face endpoints, probed
+    once each. ``allow_urls``: visitors may name a URL; ``machine_token``: a Hugging Face run
+    without a visitor's token may use this machine's (only where visitors are the operator)."""
 
     def __init__(
         self,
         server: Endpoint | None = None,
         *,
         allow_urls: bool = True,
+        machine_token: bool = False,
         opener: Callable[..., Endpoint] = open_endpoint,
     ) -> None:
         self.server = server
         self.allow_urls = allow_urls
+        self.machine_token = machine_token
         self._open = opener
         self._urls: OrderedDict[tuple[str, str | None, str | None], Endpoint] = OrderedDict()
         self._lock = threading.Lock()
@@ -147,13 +157,31 @@ class Endpoints:
         url = url.strip()
         if not url.startswith(("http://", "https://")) or len(url) > MAX_URL_CHARS:
             raise EndpointError(f"not an http(s) URL: {url[:100]!r}")
-        key = (url.rstrip("/"), model or None, api_key or None)
+        return self._opened("url", url.rstrip("/"), model or None, api_key or None)
+
+    def for_hf(self, model: str, token: str) -> Endpoint:
+        """The proxy for ``model`` (``id`` or ``id:provider``) on the Hugging Face router,
+        called with ``token``: probed on first use, reused after (allowed on every server: the
+        router is one known host, not a way into the server's network)."""
+        if not token:
+            raise EndpointError("a Hugging Face model needs a Hugging Face token")
+        try:
+            model_id, provider = model.partition(":")[::2]
+            ref, router = model_ref(model_id, provider), router_url()
+        except HfModelsError as exc:
+            raise EndpointError(str(exc)) from exc
+        return self._opened("hf", f"{router}/v1", ref, token)
+
+    def _opened(
+        self, kind: EndpointKind, url: str, model: str | None, api_key: str | None
+    ) -> Endpoint:
+        key = (url, model, api_key)
         with self._lock:
             known = self._urls.get(key)
             if known is not None:
                 self._urls.move_to_end(key)
                 return known
-        endpoint = self._open("url", key[0], model=model, api_key=api_key)
+        endpoint = self._open(kind, url, model=model, api_key=api_key)
         with self._lock:
             self._urls[key] = endpoint
             idle = [k for k, e in self._urls.items() if e.busy == 0 and e is not endpoint]

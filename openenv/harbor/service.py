@@ -36,9 +36,10 @@ from openenv.core.harness.harnesses import HarnessUnavailable, get_harness
 from openenv.core.harness.rollout import SANDBOXES, RolloutResult, run_rollout
 from openenv.core.harness.tasks import HarborTask, TaskError
 from openenv.harbor.endpoints import Endpoint, EndpointError, Endpoints, test_endpoint
+from openenv.harbor.hf_models import HfModelsError, model_ref, split_ref
 
 RunStatus = Literal["queued", "running", "ok", "failed", "cancelled"]
-ModelKind = Literal["server", "url", "test"]
+ModelKind = Literal["server", "url", "hf", "test"]
 FINISHED: tuple[RunStatus, ...] = ("ok", "failed", "cancelled")
 MAX_FILE_VIEW_BYTES = 256 * 1024
 # task.toml fields that hold the answer: never shown before a run
@@ -250,6 +251,8 @@ class HarborService:
             )
         if request.model == "url" and not request.url:
             raise ServiceError("a run on your own endpoint needs its URL")
+        if request.model == "hf":
+            _check_hf(request)
         if request.model == "test" and not (task.path / "solution" / "solve.sh").is_file():
             raise ServiceError(f"{task.name} has no solution for the TEST engine to replay")
         record = RunRecord(
@@ -259,7 +262,7 @@ class HarborService:
             task=task.name,
             harness=request.harness,
             sandbox=request.sandbox,
-            model={"kind": request.model, "url": request.url, "model": request.model_name},
+            model=_asked_model(request),
             owner=request.owner,
         )
         with self._lock:
@@ -396,6 +399,8 @@ class HarborService:
             endpoint = self.endpoints.server
             if endpoint is None:
                 raise ServiceError("this server was started without --llm-url")
+        elif request.model == "hf":
+            endpoint = self.endpoints.for_hf(request.model_name or "", request.api_key or "")
         else:
             endpoint = self.endpoints.for_url(
                 request.url or "", model=request.model_name, api_key=request.api_key
@@ -405,6 +410,26 @@ class HarborService:
             yield endpoint
         finally:
             endpoint.busy -= 1
+
+
+def _check_hf(request: RunRequest) -> None:
+    """A Hugging Face run names a model (``id`` or ``id:provider``) and carries a token."""
+    if not (request.model_name and request.api_key):
+        raise ServiceError("a run on Hugging Face needs a model and a Hugging Face token")
+    try:
+        model_id, _, provider = request.model_name.partition(":")
+        model_ref(model_id, provider)
+    except HfModelsError as exc:
+        raise ServiceError(str(exc)) from None
+
+
+def _asked_model(request: RunRequest) -> dict[str, Any]:
+    """The model a queued run asked for (its endpoint's description replaces it once it runs);
+    a Hugging Face run says its model and provider, never its token."""
+    if request.model == "hf":
+        model, provider = split_ref(request.model_name or "")
+        return {"kind": "hf", "model": model, "provider": provider}
+    return {"kind": request.model, "url": request.url, "model": request.model_name}
 
 
 def visible_metadata(task: HarborTask) -> dict[str, Any]:
