@@ -34,7 +34,7 @@ from openenv.core.harness.capture.level import CaptureLevel
 from openenv.core.harness.capture.probe import ProbeError, probe_capture_level
 from openenv.core.harness.loopback import serve_in_thread
 from openenv.core.harness.tasks import HarborTask
-from openenv.harbor.hf_models import HfModelsError, model_ref, router_url, split_ref
+from openenv.harbor.hf_models import HfModelsError, check_ref, router_url, split_ref
 
 EndpointKind = Literal["server", "url", "hf", "test"]
 MAX_URL_ENDPOINTS = 8
@@ -166,8 +166,7 @@ class Endpoints:
         if not token:
             raise EndpointError("a Hugging Face model needs a Hugging Face token")
         try:
-            model_id, provider = model.partition(":")[::2]
-            ref, router = model_ref(model_id, provider), router_url()
+            ref, router = check_ref(model), router_url()
         except HfModelsError as exc:
             raise EndpointError(str(exc)) from exc
         return self._opened("hf", f"{router}/v1", ref, token)

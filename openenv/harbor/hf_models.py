@@ -93,7 +93,7 @@ class HfModel:
         contexts = [o.context_length for o in self.offers if o.context_length]
         if contexts:
             parts.append(f"{_tokens(max(contexts))} ctx")
-        priced = [o for o in self.offers if o.input_price is not None and o.output_price]
+        priced = [o for o in self.offers if None not in (o.input_price, o.output_price)]
         if priced:
             cheapest = min(priced, key=lambda o: (o.input_price or 0) + (o.output_price or 0))
             parts.append(f"from ${cheapest.input_price:g}/${cheapest.output_price:g} per 1M")
@@ -122,6 +122,12 @@ def model_ref(model_id: str, provider: str = "") -> str:
     if provider and not PROVIDER.fullmatch(provider):
         raise HfModelsError(f"not an Inference Providers provider: {provider[:100]!r}")
     return f"{model_id}:{provider}" if provider else model_id
+
+
+def check_ref(ref: str) -> str:
+    """``ref`` (``id`` or ``id:provider``), its parts checked as :func:`model_ref` does."""
+    model_id, _, provider = (ref or "").partition(":")
+    return model_ref(model_id, provider)
 
 
 def split_ref(ref: str) -> tuple[str, str]:

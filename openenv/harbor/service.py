@@ -36,7 +36,7 @@ from openenv.core.harness.harnesses import HarnessUnavailable, get_harness
 from openenv.core.harness.rollout import SANDBOXES, RolloutResult, run_rollout
 from openenv.core.harness.tasks import HarborTask, TaskError
 from openenv.harbor.endpoints import Endpoint, EndpointError, Endpoints, test_endpoint
-from openenv.harbor.hf_models import HfModelsError, model_ref, split_ref
+from openenv.harbor.hf_models import HfModelsError, check_ref, split_ref
 
 RunStatus = Literal["queued", "running", "ok", "failed", "cancelled"]
 ModelKind = Literal["server", "url", "hf", "test"]
@@ -417,8 +417,7 @@ def _check_hf(request: RunRequest) -> None:
     if not (request.model_name and request.api_key):
         raise ServiceError("a run on Hugging Face needs a model and a Hugging Face token")
     try:
-        model_id, _, provider = request.model_name.partition(":")
-        model_ref(model_id, provider)
+        check_ref(request.model_name)
     except HfModelsError as exc:
         raise ServiceError(str(exc)) from None
 

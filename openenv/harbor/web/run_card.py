@@ -161,12 +161,17 @@ def wire_hf(ui: Any, fast: dict[str, Any]) -> None:
             models = await asyncio.to_thread(ui.hf_list.get)
         except hf_models.HfModelsError as exc:
             return (*boxes, gr.update(choices=[], value=None), _error(f"No model list: {exc}"))
+        if not models:
+            return (*boxes, gr.update(choices=[], value=None), _error("The router lists no model."))
         choices = [(m.label(), m.id) for m in models]
         kept = picked if any(m.id == picked for m in models) else None
         return (*boxes, gr.update(choices=choices, value=kept), "")
 
     outputs = [ui.rc_url_box, ui.rc_hf_box, ui.rc_hf_model, ui.rc_msg]
-    ui.rc_model.change(on_kind, [ui.rc_model, ui.rc_hf_model], outputs, **fast)
+    ui.rc_model.change(  # the list may take a moment: a spinner on it while it comes
+        on_kind, [ui.rc_model, ui.rc_hf_model], outputs, concurrency_limit=None,
+        show_progress="minimal", show_progress_on=ui.rc_hf_model,
+    )  # fmt: skip
 
     async def on_model(model_id: str | None):
         try:
