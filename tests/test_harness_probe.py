@@ -119,6 +119,29 @@ def test_a_hosted_provider_refusing_parameters_is_eval_with_its_fixes_listed() -
     ]
 
 
+def test_a_strict_provider_refusing_unknown_fields_is_eval_not_unreachable() -> None:
+    """Like a provider behind the Hugging Face router that validates its request schema: the
+    capture fields it does not know are dropped one by one, each fix named."""
+    app = FastAPI()
+    known = {"model", "messages", "max_tokens", "temperature", "logprobs", "top_logprobs", "tools"}
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> JSONResponse:
+        body = await request.json()
+        unknown = sorted(set(body) - known)
+        if unknown:
+            message = f"Unrecognized request argument supplied: {unknown[0]}"
+            return JSONResponse({"error": {"message": message}}, 400)
+        reply = {"role": "assistant", "content": "hello"}
+        return JSONResponse({"choices": [{"index": 0, "message": reply, "finish_reason": "stop"}]})
+
+    with serve_in_thread(app) as url:
+        level = probe_capture_level(f"{url}/v1", model="org/model:provider")
+    assert (level.capture_level, level.rollout_type) == ("text", "eval")
+    fixes = sorted(n.split(":")[0] for n in level.notes if n.startswith("parameter fix"))
+    assert fixes == ["parameter fix drop_seed", "parameter fix drop_token_ids"]
+
+
 def test_an_unreachable_endpoint_or_missing_model_is_a_clear_error() -> None:
     with pytest.raises(ProbeError, match="unreachable"):
         probe_capture_level(f"http://127.0.0.1:{free_port()}/v1", model="m", timeout=5)

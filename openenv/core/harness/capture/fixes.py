@@ -2,7 +2,8 @@
 
 A hosted provider refuses parameters a local engine accepts (``max_tokens`` where it wants
 ``max_completion_tokens``, any ``temperature`` but the default, function tools unless
-``reasoning_effort`` is ``"none"``, ``logprobs``). Each fix below is one edit of the upstream
+``reasoning_effort`` is ``"none"``, ``logprobs``; a strict one, fields it does not know, like
+``return_token_ids`` or ``seed``). Each fix below is one edit of the upstream
 request; the proxy applies the one a 400 names, retries, and records it on the result, because
 these change the experiment (sampling distribution, reasoning) rather than only its wording.
 """
@@ -59,6 +60,19 @@ FIXES: tuple[ParamFix, ...] = (
         'reasoning_effort set to "none": reasoning is off for these calls',
         lambda msg, body: "reasoning_effort" in msg and body.get("reasoning_effort") != "none",
         _reasoning_none,
+    ),
+    ParamFix(
+        "drop_token_ids",
+        "token ids not requested: the provider refuses return_token_ids, so these calls carry "
+        "no token ids (eval only)",
+        lambda msg, body: "return_token_ids" in msg and "return_token_ids" in body,
+        _drop("return_token_ids"),
+    ),
+    ParamFix(
+        "drop_seed",
+        "seed dropped: the provider samples unseeded",
+        lambda msg, body: "seed" in msg and "seed" in body,
+        _drop("seed"),
     ),
     ParamFix(
         "drop_logprobs",
