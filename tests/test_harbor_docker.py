@@ -1,16 +1,20 @@
 """Harbor rollouts in the Docker sandbox (the Docker lane): the task's own image built from its
-environment/Dockerfile, mini-swe-agent (its virtualenv mounted read-only) and the four npm agents
-(their installs mounted read-only; codex's launcher and gemini-cli on the host's Node, mounted
-too) against the capture proxy and the shipped scripted TEST engine, within the container's
-memory limit, the verifier writing /logs/verifier/reward.txt; an image a harness cannot run in
-refused before the agent starts, with what it lacks; every container removed afterwards, a
-hanging harness included."""
+environment/Dockerfile, mini-swe-agent (its virtualenv mounted read-only, on the host's Python
+mounted read-only, also in an image whose Python is elsewhere) and the four npm agents (their
+installs mounted read-only; codex's launcher and gemini-cli on the host's Node, mounted too)
+against the capture proxy and the shipped scripted TEST engine, within the container's memory
+limit, the verifier writing /logs/verifier/reward.txt; an image a harness cannot run in refused
+before the agent starts, with what it lacks; every container removed afterwards, a hanging
+harness and a failed image build included, and every image a test builds."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 import subprocess
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +32,7 @@ from openenv.core.harness.harnesses import (
     get_harness,
     install_harness,
 )
+from openenv.core.harness.harnesses.host_python import PREFIX, HostPython
 from openenv.core.harness.harnesses.npm import CONTAINER_NODE, node_path
 from openenv.core.harness.loopback import serve_in_thread
 from openenv.core.harness.rollout import RolloutResult, run_rollout
@@ -77,12 +82,40 @@ def mini_or_npm(name: str) -> Harness:
     return mini
 
 
-def _task_with_dockerfile(tmp_path: Path, dockerfile: str) -> HarborTask:
-    """hello-file, its image built from ``dockerfile``."""
-    task_dir = tmp_path / f"hello-{uuid.uuid4().hex[:6]}"
-    subprocess.run(["cp", "-r", str(shipped_tasks() / "hello-file"), str(task_dir)], check=True)
-    (task_dir / "environment" / "Dockerfile").write_text(dockerfile)
-    return load_task(task_dir)
+TaskMaker = Callable[..., HarborTask]
+
+
+@pytest.fixture
+def task_with_dockerfile(tmp_path: Path) -> Iterator[TaskMaker]:
+    """hello-file, its image built from a given Dockerfile (and executable context files); the
+    images its rollouts build (tagged by its one-off name) are removed afterwards."""
+    names: list[str] = []
+
+    def make(dockerfile: str, files: dict[str, bytes] | None = None) -> HarborTask:
+        task_dir = tmp_path / f"hello-{uuid.uuid4().hex[:6]}"
+        shutil.copytree(shipped_tasks() / "hello-file", task_dir)
+        (task_dir / "environment" / "Dockerfile").write_text(dockerfile)
+        for name, data in (files or {}).items():
+            (task_dir / "environment" / name).write_bytes(data)
+            (task_dir / "environment" / name).chmod(0o755)
+        names.append(task_dir.name)
+        return load_task(task_dir)
+
+    yield make
+    for name in names:
+        tags = _images(f"openenv-harbor-task-{name}")
+        if tags:
+            subprocess.run(["docker", "rmi", *tags], capture_output=True, check=True)
+        assert _images(f"openenv-harbor-task-{name}") == []
+
+
+def _images(repository: str) -> list[str]:
+    ran = subprocess.run(
+        ["docker", "images", "--format", "{{.Repository}}:{{.Tag}}", repository],
+        capture_output=True,
+        check=True,
+    )
+    return ran.stdout.decode().split()
 
 
 def _containers(label: str = "openenv.harbor") -> list[str]:
@@ -145,16 +178,136 @@ def test_a_hanging_harness_is_stopped_and_its_container_removed(docker: None) ->
     assert set(_containers()) <= before
 
 
-def test_a_task_whose_image_does_not_build_fails_with_the_reason(
-    harness: MiniSweAgent, tmp_path: Path
+def _failed_steps() -> set[str]:
+    """Containers of a build step that exited 3 (``RUN exit 3``) on the base image."""
+    argv = ["docker", "ps", "-aq", "--filter", f"ancestor={BASE_IMAGE}", "--filter", "exited=3"]
+    return set(subprocess.run(argv, capture_output=True, check=True).stdout.decode().split())
+
+
+def test_a_task_whose_image_does_not_build_fails_with_the_reason_and_leaves_nothing(
+    harness: MiniSweAgent, task_with_dockerfile: TaskMaker
 ) -> None:
-    src = shipped_tasks() / "hello-file"
-    task_dir = tmp_path / f"broken-{uuid.uuid4().hex[:6]}"
-    subprocess.run(["cp", "-r", str(src), str(task_dir)], check=True)
-    (task_dir / "environment" / "Dockerfile").write_text("FROM python:3.11-slim\nRUN exit 3\n")
-    result = rollout(load_task(task_dir), harness, ["ls"])
+    before = _failed_steps()
+    t = task_with_dockerfile(f"FROM {BASE_IMAGE}\nRUN exit 3\n")
+    result = rollout(t, harness, ["ls"])
     assert result.status == "error"
-    assert result.reason.startswith(f"docker build of {task_dir.name}: ")
+    assert result.reason.startswith(f"docker build of {t.name}: ")
+    assert _failed_steps() <= before  # the failed step's container is gone too
+
+
+# The layout of the real python:3.11-slim: its Python under /usr/local, none at the host's
+# /usr/bin/python3.11 (the local stand-in of that image has Debian's there: moved if so).
+PYTHON_IN_USR_LOCAL = f"""FROM {BASE_IMAGE}
+RUN if [ -e /usr/bin/python3.11 ]; then \\
+      mkdir -p /usr/local/lib/python3.11 \\
+      && cp -a /usr/lib/python3.11/. /usr/local/lib/python3.11/ && rm -rf /usr/lib/python3.11 \\
+      && mv /usr/bin/python3.11 /usr/local/bin/ && rm -f /usr/bin/python3 /usr/bin/python \\
+      && ln -s python3.11 /usr/local/bin/python3; \\
+    fi
+WORKDIR /app
+"""
+
+
+def look_around(host_paths: list[Path]) -> str:
+    """What the agent's shell is asked: whether the host interpreter's paths are in the image,
+    the image's python3 and its prefix, and the variables that would bend it."""
+    return (
+        f"for p in {' '.join(map(str, host_paths))}; do test -e $p || echo absent: $p; done; "
+        "command -v python3; python3 -c 'import sys; print(\"prefix:\", sys.prefix)'; "
+        "echo LD_LIBRARY_PATH=${LD_LIBRARY_PATH-unset} PYTHONHOME=${PYTHONHOME-unset}"
+    )
+
+
+def test_mini_swe_agent_solves_a_task_in_an_image_without_the_hosts_python(
+    harness: MiniSweAgent, task_with_dockerfile: TaskMaker
+) -> None:
+    host = harness.host_python()  # the interpreter its virtualenv was made with, its library
+    host_paths = [host.binary, *host.trees]
+    pyvenv_cfg = (harness.venv / "pyvenv.cfg").read_bytes()
+    before = set(_containers())
+    t = task_with_dockerfile(PYTHON_IN_USR_LOCAL)
+    solve = (t.path / "solution" / "solve.sh").read_text().strip()
+    result = rollout(t, harness, [look_around(host_paths), solve], timeout=AGENT_TIMEOUT_S)
+    assert result.status == "ok", (result.reason, result.log_tail)
+    assert (result.sandbox, result.reward) == ("docker", 1.0), result.log_tail
+    assert result.trace is not None and len(result.trace.turns) == 3
+    seen = json.dumps(result.trace.turns[1].request)  # what the agent's shell saw
+    assert all(f"absent: {path}" in seen for path in host_paths), seen
+    assert "/usr/local/bin/python3" in seen and "prefix: /usr/local" in seen
+    assert "LD_LIBRARY_PATH=unset PYTHONHOME=unset" in seen
+    assert (harness.venv / "pyvenv.cfg").read_bytes() == pyvenv_cfg  # the host's as it was
+    assert set(_containers()) <= before
+
+
+# sleep and timeout for an image without a C library (like a musl image's busybox): timeout
+# runs its command as coreutils' does, without a PATH search (the probe's is absolute).
+NO_LIBC_BOX = b"""#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    if (strstr(argv[0], "timeout")) { /* timeout -s KILL SECONDS COMMAND [ARG]... */
+        if (argc < 5) return 125;
+        execv(argv[4], argv + 4);
+        fprintf(stderr, "timeout: failed to run command '%s': %s\\n", argv[4], strerror(errno));
+        return 127;
+    }
+    for (;;) pause();
+}
+"""
+
+
+def _static_box(tmp_path: Path) -> bytes:
+    """NO_LIBC_BOX compiled statically (skipped without a C compiler and a static libc)."""
+    source, binary = tmp_path / "box.c", tmp_path / "box"
+    source.write_bytes(NO_LIBC_BOX)
+    try:
+        subprocess.run(
+            ["cc", "-static", "-Os", "-o", str(binary), str(source)],
+            capture_output=True,
+            check=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"no static C build here for a C-library-free image: {exc}")
+    return binary.read_bytes()
+
+
+def test_mini_swe_agent_is_refused_in_an_image_without_glibc(
+    harness: MiniSweAgent, task_with_dockerfile: TaskMaker, tmp_path: Path
+) -> None:
+    before = set(_containers())
+    dockerfile = "FROM scratch\nCOPY box /bin/sleep\nCOPY box /bin/timeout\n"
+    t = task_with_dockerfile(dockerfile, {"box": _static_box(tmp_path)})
+    result = rollout(t, harness, ["touch /tmp/the-agent-ran"], timeout=AGENT_TIMEOUT_S)
+    assert result.status == "error", (result.reason, result.log_tail)
+    image = f"openenv-harbor-task-{t.name}:"
+    assert result.reason.startswith(f"mini-swe-agent cannot run in the image {image}")
+    needs, said = result.reason.split(" there says: ")
+    assert "it needs a glibc >= 2." in needs and f"mounted at {PREFIX}" in needs
+    assert "ld-linux" in said and "No such file or directory" in said, said
+    assert result.n_turns == 0 and result.reward is None  # no model call, no verifier
+    assert set(_containers()) <= before
+
+
+class NeedsAFutureGlibc(MiniSweAgent):
+    """mini-swe-agent as if its libraries were linked against a glibc no image has yet."""
+
+    def host_python(self) -> HostPython:
+        return dataclasses.replace(super().host_python(), glibc=(2, 999))
+
+
+def test_mini_swe_agent_is_refused_in_an_image_whose_glibc_is_too_old(docker: None) -> None:
+    before = set(_containers())
+    t = load_task(shipped_tasks() / "hello-file")
+    result = rollout(t, NeedsAFutureGlibc(), ["touch /tmp/the-agent-ran"], timeout=60)
+    assert result.status == "error", (result.reason, result.log_tail)
+    assert result.reason.startswith("mini-swe-agent cannot run in the image "), result.reason
+    needs, said = result.reason.split(" there says: ")
+    assert "it needs a glibc >= 2.999 Linux image" in needs
+    assert said.startswith("glibc 2.") and said.endswith("libraries need glibc >= 2.999"), said
+    assert result.n_turns == 0 and result.reward is None
+    assert set(_containers()) <= before
 
 
 @pytest.mark.parametrize("name", NPM_AGENTS)
@@ -191,18 +344,17 @@ def test_a_node_agent_runs_on_the_hosts_node_mounted_read_only() -> None:
 # What an image lacks, and what the refusal then names: what the harness needs, what the probe met.
 REFUSALS = {
     "gemini-cli": ("rm -f /usr/lib/*/libstdc++.so.6*", "with libstdc++", "libstdc++.so.6"),
-    "mini-swe-agent": ("rm -f /usr/bin/python3*", "interpreter its virtualenv", "No such file"),
 }
 
 
 @pytest.mark.parametrize("name", list(REFUSALS))
 def test_an_image_a_harness_cannot_run_in_is_refused_before_the_agent_starts(
-    docker: None, tmp_path: Path, name: str
+    docker: None, task_with_dockerfile: TaskMaker, name: str
 ) -> None:
     harness = mini_or_npm(name)
     before = set(_containers())
     remove, needs, met = REFUSALS[name]
-    t = _task_with_dockerfile(tmp_path, f"FROM {BASE_IMAGE}\nRUN {remove}\nWORKDIR /app\n")
+    t = task_with_dockerfile(f"FROM {BASE_IMAGE}\nRUN {remove}\nWORKDIR /app\n")
     result = rollout(t, harness, ["touch /tmp/the-agent-ran"], timeout=AGENT_TIMEOUT_S)
     assert result.status == "error", (result.reason, result.log_tail)
     image = f"openenv-harbor-task-{t.name}:"

@@ -4,10 +4,12 @@ The image is ``[environment].docker_image`` when task.toml names one, else the t
 ``environment/Dockerfile`` built here (tagged by a hash of the folder, so a rebuild happens only
 when it changes; ``build_timeout_sec`` bounds it). One container per rollout, with the task's
 ``memory_mb`` and ``cpus``, the harness's install mounted read-only at the same path (and, for a
-Node script, the host's Node: :meth:`Harness.mounts`), and the host's network (the harness
-reaches the capture proxy on loopback). Once the container is up, the harness's probe (its
-``--version``, say) runs there: an image the harness cannot run in (no glibc, no libstdc++, not
-its interpreter) is refused with what the image lacks, before the agent starts. The harness
+Node script, the host's Node; for mini-swe-agent, the host's Python: :meth:`Harness.mounts`),
+the small files it generates for the container (:meth:`Harness.container_files`, written to a
+private folder removed with the container) mounted read-only too, and the host's network (the
+harness reaches the capture proxy on loopback). Once the container is up, the harness's probe (its
+``--version``, say) runs there: an image the harness cannot run in (no glibc or too old a one,
+no libstdc++) is refused with what the image lacks, before the agent starts. The harness
 runs under ``timeout -s KILL`` in the image's working directory, within the container's memory,
 CPU and process limits like everything in it; the tests are copied in only afterwards
 (``/tests``), and the verifier writes ``/logs/verifier/reward.txt`` as in Harbor. ``close``
@@ -81,6 +83,7 @@ class DockerTaskSandbox:
         self.harness = harness
         self.name = f"openenv-harbor-{secrets.token_hex(6)}"
         self.started = False
+        self.files: str | None = None  # the folder of the harness's generated files
 
     def _image(self) -> str:
         if self.task.docker_image:
@@ -95,7 +98,8 @@ class DockerTaskSandbox:
         if _docker("image", "inspect", tag).returncode == 0:
             return tag
         limit = float(self.task.config.get("environment", {}).get("build_timeout_sec", 600))
-        built = _docker("build", "-q", "-t", tag, str(context), timeout=limit)
+        # --force-rm: a failed step's container goes too (the default keeps it)
+        built = _docker("build", "-q", "--force-rm", "-t", tag, str(context), timeout=limit)
         if built.returncode != 0:
             raise SandboxError(f"docker build of {self.task.name}: {_tail(built.stderr)}")
         return tag
@@ -109,12 +113,28 @@ class DockerTaskSandbox:
         args += ["--cpus", str(env.get("cpus", 1)), "--pids-limit", "512"]
         for source, target in self.harness.mounts().items():
             args += ["-v", f"{source}:{target}:ro"]
+        for written, inside in self._write_files().items():
+            args += ["-v", f"{written}:{inside}:ro"]
         image = self._image()
         self.started = True  # from here on, close() removes whatever docker made
         ran = _docker(*args, image, "sleep", "infinity")
         if ran.returncode != 0:
             raise SandboxError(f"docker run {image}: {_tail(ran.stderr)}")
         self._probe(image)
+
+    def _write_files(self) -> dict[str, str]:
+        """Write the harness's generated files to a private folder; each with its target."""
+        wanted = self.harness.container_files()
+        if not wanted:
+            return {}
+        self.files = tempfile.mkdtemp(prefix="openenv-harbor-files-")
+        written = {}
+        for n, (target, text) in enumerate(wanted.items()):
+            source = Path(self.files, str(n))
+            source.write_text(text, encoding="utf-8")
+            source.chmod(0o644)  # whatever user the image runs as reads it
+            written[str(source)] = target
+        return written
 
     def _probe(self, image: str) -> None:
         """Refuse an image the harness cannot start in, saying what it needs and what the
@@ -183,7 +203,10 @@ class DockerTaskSandbox:
         return VerifierOutcome(None, ran.returncode, output, problem)
 
     def close(self) -> None:
-        """Remove the container and all in it (idempotent)."""
+        """Remove the container and all in it, and the generated files (idempotent)."""
         if self.started:
             _docker("rm", "-f", self.name, timeout=60)
             self.started = False
+        if self.files is not None:
+            shutil.rmtree(self.files, ignore_errors=True)
+            self.files = None

@@ -67,6 +67,12 @@ class Harness:
         it (its install at the same path)."""
         return {}
 
+    def container_files(self) -> dict[str, str]:
+        """Small generated files a container sandbox mounts read-only, each at its container
+        path: what the container must see differently from the host (the install's own file
+        under it is left as it is)."""
+        return {}
+
     def probe(self) -> list[str] | None:
         """A quick command a container runs before the harness, to show that the harness can
         start in the task's image (None: nothing to check)."""

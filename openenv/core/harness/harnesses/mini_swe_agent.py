@@ -1,9 +1,20 @@
 """mini-swe-agent (PyPI ``mini-swe-agent``), in a virtualenv of its own made with the sandbox's
-interpreter, since the sandbox's user cannot read the server's own interpreter."""
+interpreter, since the sandbox's user cannot read the server's own interpreter.
+
+In a container sandbox the virtualenv is mounted read-only at its own path and runs on the
+interpreter it was made with, the host's, mounted read-only at ``/opt/openenv-python`` with the
+shared libraries it needs and started by the image's own loader
+(:mod:`~openenv.core.harness.harnesses.host_python`): an image with another Python (the real
+``python:3.11-slim``'s, under ``/usr/local``) or none runs it, and keeps its own Python as it
+is. Its probe checks the image's glibc and that the virtualenv's packages are found: a musl
+image or an older glibc is refused before the agent starts.
+"""
 
 from __future__ import annotations
 
+import copy
 import os
+import platform
 import subprocess
 from pathlib import Path
 
@@ -11,9 +22,11 @@ from openenv.core.harness.harnesses.base import (
     DEFAULT_STEP_LIMIT,
     Harness,
     HarnessCommand,
+    HarnessUnavailable,
     check_instruction,
     harness_home,
 )
+from openenv.core.harness.harnesses.host_python import HostPython, host_python
 
 # Whether the interpreter runs and finds the agent in the virtualenv (without importing it).
 _IMPORTABLE = (
@@ -34,21 +47,46 @@ class MiniSweAgent(Harness):
     def __init__(self, step_limit: int = DEFAULT_STEP_LIMIT, home: Path | None = None) -> None:
         self.step_limit = step_limit
         self.venv = (home or harness_home()) / self.name
+        self.in_a_container = False  # set on the copy :meth:`in_container` makes
 
     @property
     def python(self) -> Path:
         """The virtualenv's interpreter."""
         return self.venv / "bin" / "python"
 
+    def in_container(self) -> MiniSweAgent:
+        clone = copy.copy(self)
+        clone.in_a_container = True
+        return clone
+
+    def host_python(self) -> HostPython:
+        """The virtualenv's interpreter as a container runs it (what to mount, how to start)."""
+        return host_python(self.venv)
+
+    def program(self) -> list[str]:
+        """The argv prefix that starts the virtualenv's interpreter: itself on the host, the
+        host's interpreter mounted in a container."""
+        return self.host_python().argv() if self.in_a_container else [str(self.python)]
+
     def mounts(self) -> dict[Path, str]:
-        return {self.venv: str(self.venv)}
+        found = {self.venv: str(self.venv)}
+        if self.in_a_container:
+            found.update(self.host_python().mounts())
+        return found
+
+    def container_files(self) -> dict[str, str]:
+        return self.host_python().container_files() if self.in_a_container else {}
 
     def probe(self) -> list[str]:
-        return [str(self.python), "-c", _IMPORTABLE]
+        if not self.in_a_container:
+            return [str(self.python), "-c", _IMPORTABLE]
+        return [*self.program(), "-c", self.host_python().glibc_check() + _IMPORTABLE]
 
     def container_needs(self) -> str:
-        base = self.python.resolve()  # the interpreter the virtualenv was made with
-        return f"{base} at that path (the interpreter its virtualenv was made with)"
+        try:
+            return self.host_python().needs()
+        except HarnessUnavailable:  # not installed: what it runs on shows once it is
+            return f"a glibc Linux image ({platform.machine()}) (once installed: which glibc)"
 
     def problem(self) -> str | None:
         if not self.python.exists():
@@ -61,7 +99,7 @@ class MiniSweAgent(Harness):
     def command(self, instruction: str, base_url: str, api_key: str, model: str) -> HarnessCommand:
         check_instruction(self.name, instruction)
         argv = [
-            str(self.python),
+            *self.program(),
             "-m",
             "minisweagent.run.mini",
             "--yolo",
