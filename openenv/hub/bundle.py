@@ -21,6 +21,7 @@ import json
 import re
 import shutil
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -189,9 +190,21 @@ def short_description(text: str) -> str:
 
 
 def front_matter(
-    *, title: str, emoji: str, description: str, tags: list[str], port: int, base_path: str
+    *,
+    title: str,
+    emoji: str,
+    description: str,
+    tags: list[str],
+    port: int,
+    base_path: str,
+    oauth_scopes: Sequence[str] = (),
 ) -> str:
-    """The Hub front matter block of a Space README."""
+    """The Hub front matter block of a Space README (``oauth_scopes``: the Space offers "Sign
+    in with Hugging Face" with them; Gradio's ``LoginButton`` and ``gr.OAuthToken`` use it)."""
+    oauth = ""
+    if oauth_scopes:
+        listed = "".join(f"\n  - {_quoted(scope)}" for scope in oauth_scopes)
+        oauth = f"\nhf_oauth: true\nhf_oauth_scopes:{listed}"
     color_from, color_to = _colors(title)
     all_tags = list(dict.fromkeys(["openenv", *tags]))
     return render_template(
@@ -203,6 +216,7 @@ def front_matter(
         port=port,
         base_path=base_path,
         short_description=_quoted(short_description(description or title)),
+        oauth=oauth,
         tags="\n".join(f"  - {_quoted(t)}" for t in all_tags),
     ).strip()
 
@@ -282,6 +296,7 @@ def env_bundle(
         tags=entry.tags,
         port=port,
         base_path="/web",
+        oauth_scopes=entry.manifest.hf_oauth_scopes,
     )
     module, _, attr = entry.app_ref.partition(":")
     readme = _folder(entry) / "README.md"
@@ -350,6 +365,7 @@ def catalog_bundle(
         tags=sorted({t for e in entries for t in e.tags})[:10],
         port=port,
         base_path="/",
+        oauth_scopes=list(dict.fromkeys(s for e in entries for s in e.manifest.hf_oauth_scopes)),
     )
     app_url = space_url(repo_id) if repo_id else "https://OWNER-SPACE.hf.space"
     example = next((e for e in entries if e.name == "grid_world"), entries[0])
