@@ -5,6 +5,11 @@
 index is reachable from image builds here), replaces any wheel whose ``Requires-Python``
 excludes the image's interpreter by one that fits, and builds ``openenv-env-base:latest``
 labelled with the requirements' hash. It does nothing when that label is already current.
+
+When only the framework changed, a thin layer replaces it on top of the full build (tagged
+``DEPS`` too), never on top of the previous thin one: the image stays at the same depth however
+many runs change the framework (layers stacked run after run would reach Docker's limit of 127),
+and the replaced image is removed, so a machine that runs the tests every day keeps one.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LABEL = "org.openenv.base.requirements"
 FRAMEWORK = "org.openenv.base.framework"  # the vendored framework's digest (framework_digest)
 STAND_IN = "python:3.11-slim"
+DEPS = "openenv-env-base:deps"  # the full build (requirements installed) thin layers start FROM
 
 
 def _docker(*args: str, timeout: float = 60) -> str:
@@ -90,8 +96,8 @@ def framework_digest(context: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _label(name: str) -> str:
-    return _docker("image", "inspect", "-f", f'{{{{index .Config.Labels "{name}"}}}}', BASE_IMAGE)
+def _label(name: str, image: str = BASE_IMAGE) -> str:
+    return _docker("image", "inspect", "-f", f'{{{{index .Config.Labels "{name}"}}}}', image)
 
 
 def ensure_base(*, out=print) -> float:
@@ -105,23 +111,28 @@ def ensure_base(*, out=print) -> float:
         context = Path(tmp) / "base"
         bundle = base_bundle(discover(ROOT / "envs"), context)
         framework = framework_digest(context)
-        current = _label(LABEL)
-        if current and f'"{current}"' in (context / "Dockerfile").read_text():
-            if _label(FRAMEWORK) == framework:
-                return 0.0
+        requirements = (context / "Dockerfile").read_text()
+        current, deps = _label(LABEL), _label(LABEL, DEPS)
+        if current and f'"{current}"' in requirements and _label(FRAMEWORK) == framework:
+            return 0.0
+        tags = ["-t", BASE_IMAGE]
+        if deps and f'"{deps}"' in requirements:
             out(f"{BASE_IMAGE}: the framework changed, replacing it")
             (context / "Dockerfile").write_text(
-                f"FROM {BASE_IMAGE}\nRUN rm -rf /opt/openenv/openenv\n"
-                "COPY openenv /opt/openenv/openenv\n"
+                f"FROM {DEPS}\nRUN rm -rf /opt/openenv/openenv\nCOPY openenv /opt/openenv/openenv\n"
             )
         else:
             out(f"building {BASE_IMAGE} ({len(bundle.requirements)} requirements)")
             wheelhouse(context, image_python())
+            tags += ["-t", DEPS]
+        replaced = _docker("image", "inspect", "-f", "{{.Id}}", BASE_IMAGE)
         subprocess.run(
-            ["docker", "build", "-q", "--label", f"{FRAMEWORK}={framework}", "-t", BASE_IMAGE,
-             str(context)],
-            check=True, timeout=3600,
-        )  # fmt: skip
+            ["docker", "build", "-q", "--label", f"{FRAMEWORK}={framework}", *tags, str(context)],
+            check=True,
+            timeout=3600,
+        )
+        if replaced and replaced != _docker("image", "inspect", "-f", "{{.Id}}", BASE_IMAGE):
+            _docker("image", "rm", replaced)  # refused (and kept) while a tag or child uses it
     return time.monotonic() - started
 
 
