@@ -25,91 +25,30 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from openenv.core.harness.capture import CaptureResult
 from openenv.core.harness.capture.sampling import training_sampling
-from openenv.core.harness.capture.sessions import MAX_CALLS
 from openenv.core.harness.harnesses import HarnessUnavailable, get_harness
-from openenv.core.harness.rollout import SANDBOXES, RolloutResult, run_rollout
+from openenv.core.harness.rollout import SANDBOXES, run_rollout
 from openenv.core.harness.tasks import HarborTask, TaskError
 from openenv.harbor.endpoints import Endpoint, EndpointError, Endpoints, test_endpoint
-from openenv.harbor.hf_models import HfModelsError, check_ref, split_ref
+from openenv.harbor.runs import (
+    FINISHED,
+    RunRecord,
+    RunRequest,
+    RunStatus,
+    ServiceError,
+    asked_model,
+    check_hf,
+)
 
-RunStatus = Literal["queued", "running", "ok", "failed", "cancelled"]
-ModelKind = Literal["server", "url", "hf", "test"]
-FINISHED: tuple[RunStatus, ...] = ("ok", "failed", "cancelled")
 MAX_FILE_VIEW_BYTES = 256 * 1024
 # task.toml fields that hold the answer: never shown before a run
 ANSWER_FIELDS = frozenset(
     {"gold_answer", "answer", "answers", "solution", "expected", "expected_output", "reference"}
 )
 TASK_PARTS = ("environment", "tests")  # shown; solution/ holds the answer
-
-
-class ServiceError(ValueError):
-    """A request the service refuses (unknown split or task, a full queue...), and why."""
-
-
-class RunRequest(BaseModel):
-    """What a run is asked to be: one task of one split, an agent, a sandbox, a model."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    split: str = Field(min_length=1, max_length=500)
-    task_index: int = Field(ge=0)
-    harness: str = Field(default="mini-swe-agent", max_length=100)
-    sandbox: str = Field(default="process", max_length=50)
-    model: ModelKind = "server"
-    url: str | None = Field(default=None, max_length=2048)
-    model_name: str | None = Field(default=None, max_length=300)
-    api_key: str | None = Field(default=None, max_length=4096, exclude=True, repr=False)
-    timeout_s: float | None = Field(default=None, gt=0, le=24 * 3600)
-    # a training policy pinned on every model call of the run (``training_sampling``'s), and a
-    # cap on the agent's model calls at the proxy
-    sampling: dict[str, float | int] = Field(default_factory=dict)
-    max_calls: int | None = Field(default=None, ge=1, le=MAX_CALLS)
-    owner: str | None = Field(default=None, max_length=200, exclude=True)  # whose run it is
-
-
-class RunRecord(BaseModel):
-    """One run: what was asked, where it is, and its result once it ended."""
-
-    id: str
-    split: str
-    task_index: int
-    task: str
-    harness: str
-    sandbox: str
-    model: dict[str, Any] = Field(default_factory=dict)
-    status: RunStatus = "queued"
-    reason: str = ""
-    created_at: float = Field(default_factory=time.time)
-    started_at: float | None = None
-    ended_at: float | None = None
-    session_id: str | None = Field(default=None, exclude=True)
-    owner: str | None = Field(default=None, exclude=True)  # None: the operator's
-    result: RolloutResult | None = None
-
-    def seen_by(self, viewer: str | None) -> bool:
-        """Whether ``viewer`` (a client, or None for the operator) may see this run."""
-        return viewer is None or self.owner == viewer
-
-    @property
-    def finished(self) -> bool:
-        return self.status in FINISHED
-
-    def summary(self) -> dict[str, Any]:
-        """The run without its result body: a row of the runs list."""
-        result = self.result
-        return {
-            **self.model_dump(exclude={"result"}),
-            "reward": result.reward if result else None,
-            "n_turns": result.n_turns if result else 0,
-            "rollout_type": result.capture.rollout_type if result and result.capture else None,
-        }
 
 
 class HarborService:
@@ -252,7 +191,7 @@ class HarborService:
         if request.model == "url" and not request.url:
             raise ServiceError("a run on your own endpoint needs its URL")
         if request.model == "hf":
-            _check_hf(request)
+            check_hf(request)
         if request.model == "test" and not (task.path / "solution" / "solve.sh").is_file():
             raise ServiceError(f"{task.name} has no solution for the TEST engine to replay")
         record = RunRecord(
@@ -262,7 +201,7 @@ class HarborService:
             task=task.name,
             harness=request.harness,
             sandbox=request.sandbox,
-            model=_asked_model(request),
+            model=asked_model(request),
             owner=request.owner,
         )
         with self._lock:
@@ -412,25 +351,16 @@ class HarborService:
             endpoint.busy -= 1
 
 
-def _check_hf(request: RunRequest) -> None:
-    """A Hugging Face run names a model (``id`` or ``id:provider``) and carries a token."""
-    if not (request.model_name and request.api_key):
-        raise ServiceError("a run on Hugging Face needs a model and a Hugging Face token")
-    try:
-        check_ref(request.model_name)
-    except HfModelsError as exc:
-        raise ServiceError(str(exc)) from None
-
-
-def _asked_model(request: RunRequest) -> dict[str, Any]:
-    """The model a queued run asked for (its endpoint's description replaces it once it runs);
-    a Hugging Face run says its model and provider, never its token."""
-    if request.model == "hf":
-        model, provider = split_ref(request.model_name or "")
-        return {"kind": "hf", "model": model, "provider": provider}
-    return {"kind": request.model, "url": request.url, "model": request.model_name}
-
-
 def visible_metadata(task: HarborTask) -> dict[str, Any]:
     """``[metadata]`` without the fields that hold the answer."""
     return {k: v for k, v in task.metadata.items() if k.lower() not in ANSWER_FIELDS}
+
+
+__all__ = [  # the run types live in :mod:`openenv.harbor.runs`; importable from here too
+    "FINISHED",
+    "HarborService",
+    "RunRecord",
+    "RunRequest",
+    "ServiceError",
+    "visible_metadata",
+]
