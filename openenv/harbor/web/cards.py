@@ -187,8 +187,14 @@ def task_runs_html(runs: list[Any]) -> str:
     return f"<h4>Runs of this task</h4>{runs_list_html(runs)}"
 
 
-def runs_list_html(runs: list[Any], selected: str | None = None, limit: int = 100) -> str:
-    """Runs as rows (``data-pick``: the run id) with status, task, agent, model and reward."""
+def runs_list_html(
+    runs: list[Any],
+    selected: str | None = None,
+    limit: int = 100,
+    ticked: list[str] | None = None,
+) -> str:
+    """Runs as rows (``data-pick``: the run id) with status, task, agent, model and reward;
+    with ``ticked`` (the runs ticked to compare), each row has a tick box (``data-tick``)."""
     rows = []
     for record in runs[:limit]:
         chosen = " hb-chosen" if record.id == selected else ""
@@ -199,19 +205,29 @@ def runs_list_html(runs: list[Any], selected: str | None = None, limit: int = 10
             else model.get("model") or model.get("kind", "")
         )
         reward = record.result.reward if record.result else None
-        rows.append(
+        row = (
             f'<button type="button" class="hb-runrow{chosen}" data-pick="{esc(record.id)}">'
             f"{status_badge(record.status)}<span>{esc(record.task)}</span>"
             f'<span class="hb-muted">{esc(record.harness)} · {esc(record.sandbox)} · '
             f"{esc(who)}</span>"
             f'<span class="hb-reward">reward <b>{esc(reward_text(reward))}</b></span></button>'
         )
+        rows.append(row if ticked is None else _tickable(record, row, record.id in ticked))
     more = (
         f'<p class="hb-muted">{len(runs) - limit} older run(s) not listed.</p>'
         if len(runs) > limit
         else ""
     )
     return f'<div class="hb-runs">{"".join(rows)}</div>{more}'
+
+
+def _tickable(record: Any, row: str, ticked: bool) -> str:
+    checked = " checked" if ticked else ""
+    return (
+        f'<div class="hb-runitem"><label class="hb-tick" title="tick to compare">'
+        f'<input type="checkbox" data-tick="{esc(record.id)}"{checked} '
+        f'aria-label="compare {esc(record.task)} ({esc(record.id)})"></label>{row}</div>'
+    )
 
 
 def _plain(value: Any) -> str:

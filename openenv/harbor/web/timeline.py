@@ -111,7 +111,7 @@ def timeline_html(capture: CaptureResult | None, live: bool = False) -> str:
         note = "No model call yet: the agent is starting." if live else "No model call captured."
         return f'<div class="hb-timeline"><p class="hb-empty">{esc(note)}</p></div>'
     nodes = sorted(capture.nodes, key=lambda n: n.seq)
-    outputs = _tool_outputs(nodes)
+    outputs = tool_outputs(nodes)
     items = [_prompt_item(nodes[0].messages)]
     shown = nodes[:MAX_CALLS]
     for number, node in enumerate(shown, start=1):
@@ -127,7 +127,8 @@ def timeline_html(capture: CaptureResult | None, live: bool = False) -> str:
     return f'<div class="hb-timeline">{"".join(items)}</div>'
 
 
-def _tool_outputs(nodes: list[Any]) -> dict[str, str]:
+def tool_outputs(nodes: list[Any]) -> dict[str, str]:
+    """Each tool call's output (by its call id), from the tool messages the next calls sent."""
     outputs: dict[str, str] = {}
     for node in nodes:
         for message in node.messages:
@@ -178,10 +179,10 @@ def _tool_call(call: dict[str, Any], outputs: dict[str, str], last: bool) -> str
     function = call.get("function") or {}
     name = str(function.get("name") or call.get("name") or "tool")
     raw = function.get("arguments", call.get("arguments", ""))
-    arguments = _pretty(raw)
+    arguments = pretty_arguments(raw)
     output = outputs.get(str(call.get("id", "")))
     if output is not None:
-        shown = pre(_output_text(output), "hb-output")
+        shown = pre(output_text(output), "hb-output")
     else:
         missing = "the run ended here" if last else "waiting for it"
         shown = f'<p class="hb-muted">(no output: {missing})</p>'
@@ -193,7 +194,7 @@ def _tool_call(call: dict[str, Any], outputs: dict[str, str], last: bool) -> str
     )
 
 
-def _output_text(text: str) -> str:
+def output_text(text: str) -> str:
     """A tool's output: a shell result (``{"returncode", "output"}``) as its exit code and
     output, anything else as it came."""
     try:
@@ -207,7 +208,7 @@ def _output_text(text: str) -> str:
     return text
 
 
-def _pretty(raw: Any) -> str:
+def pretty_arguments(raw: Any) -> str:
     """Tool arguments: a shell command as itself, other JSON indented."""
     value = raw
     if isinstance(raw, str):
@@ -251,12 +252,17 @@ def checks(record: RunRecord, capture: CaptureResult) -> list[tuple[str, bool | 
     return found
 
 
+def check_mark(passed: bool | None) -> tuple[str, str]:
+    """A trace check's mark and class: passed, failed, or only informs (None)."""
+    if passed is None:
+        return "ℹ", "hb-info"
+    return ("✓", "hb-pass") if passed else ("✗", "hb-fail")
+
+
 def checks_html(record: RunRecord, capture: CaptureResult) -> str:
     rows = []
     for name, passed, detail in checks(record, capture):
-        mark, cls = (
-            ("✓", "hb-pass") if passed else ("ℹ", "hb-info") if passed is None else ("✗", "hb-fail")
-        )
+        mark, cls = check_mark(passed)
         rows.append(
             f'<div class="{cls}"><b>{mark} {esc(name)}</b> <span>{esc(detail)}</span></div>'
         )
