@@ -259,6 +259,10 @@ def test_two_runs_ticked_are_compared_side_by_side(page, harbor_url, runnable) -
     _shot(page, "refused_phone")
     box.evaluate("e => e.scrollIntoView()")
     _shot(page, "four_phone")
+    opener = box.locator("button[data-pick]").last  # a column's "open ▸": that run below
+    run_id = opener.get_attribute("data-pick")
+    opener.click()
+    page.wait_for_selector(f"#hb-rn-view code.hb-id:text-is('{run_id}')")
     box.locator("button[data-untick='']").click()  # "✕ untick all"
     page.wait_for_selector("#hb-rn-compare table", state="detached")
     _wait_ticked(page, 0)
