@@ -86,7 +86,10 @@ def test_what_a_task_or_an_agent_wrote_is_escaped_in_every_column() -> None:
     for raw in ("<script", "<img", "<b>agent", "<i>m", "<u>p", "<s>fix", "<hi>"):
         assert raw not in drawn
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in drawn  # the task, and the command
-    assert "hf · &lt;i&gt;m&lt;/i&gt; · provider &lt;u&gt;p&lt;/u&gt;" in drawn  # any kind
+    assert (
+        "Hugging Face Inference Providers · &lt;i&gt;m&lt;/i&gt; · provider &lt;u&gt;p&lt;/u&gt;"
+        in drawn
+    )
     assert "→ &lt;hi&gt;" in drawn  # the tool's output, first line
     listed = runs_list_html([hostile], ticked=[hostile.id])
     assert "<script" not in listed and f'data-tick="{hostile.id}" checked' in listed

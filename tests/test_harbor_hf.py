@@ -311,7 +311,8 @@ def test_a_visitor_picks_a_hugging_face_model_and_runs_a_task(
     assert f"Bearer {TOKEN}" in router[1][before:]
     assert MACHINE_TOKEN not in "".join(router[1])
     view = page.inner_text("#hb-rn-view")
-    assert "Qwen/Qwen3-Coder-30B-A3B-Instruct" in view
+    assert "Hugging Face Inference Providers · Qwen/Qwen3-Coder-30B-A3B-Instruct" in view
+    assert "provider nebius" in view
     assert TOKEN not in page.content()
     _shot(page, "run_desktop")
     page.set_viewport_size({"width": 390, "height": 844})

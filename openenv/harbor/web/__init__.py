@@ -14,9 +14,10 @@ one dataset's tasks at most ``MAX_HUB_BYTES`` (2 GiB) and ``MAX_TASKS``, at most
 an added dataset can be removed again (its copy deleted), the ones the server started with cannot.
 
 One module per part: :mod:`.cards` (task cards, a task's page), :mod:`.timeline` (a run's
-timeline and trace checks), :mod:`.setup` (what the server can run), :mod:`.downloads` (a run's
-files), :mod:`.hub_adds` (datasets added from the Hub), and the tabs' Gradio layout and events
-(:mod:`.page`, :mod:`.tasks_tab`, :mod:`.hub_tab`, :mod:`.run_card`, :mod:`.runs_tab`).
+timeline and trace checks), :mod:`.compare` (two to four runs side by side), :mod:`.setup`
+(what the server can run), :mod:`.downloads` (a run's files), :mod:`.hub_adds` (datasets added
+from the Hub), and the tabs' Gradio layout and events (:mod:`.page`, :mod:`.tasks_tab`,
+:mod:`.hub_tab`, :mod:`.run_card`, :mod:`.runs_tab`).
 Gradio is imported only when the page is built.
 """
 

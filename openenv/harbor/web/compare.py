@@ -23,6 +23,7 @@ from openenv.harbor.web.timeline import (
     checks,
     clip,
     esc,
+    model_text,
     output_text,
     pretty_arguments,
     reward_text,
@@ -126,14 +127,6 @@ def facts(record: RunRecord, capture: CaptureResult | None) -> dict[str, str]:
         "parameter fixes": (", ".join(f.name for f in capture.fixes) or "none") if capture
         else "—",
     }  # fmt: skip
-
-
-def model_text(model: dict[str, Any]) -> str:
-    """A run's model, whatever its kind: the kind, the model and any provider field."""
-    kind = str(model.get("kind") or "")
-    parts = ["TEST engine" if kind == "test" else kind, model.get("model")]
-    parts += [f"{k} {v}" for k, v in model.items() if "provider" in str(k).lower() and v]
-    return " · ".join(str(p)[:200] for p in parts if p) or "—"
 
 
 def steps(capture: CaptureResult | None) -> list[str]:

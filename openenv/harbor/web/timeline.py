@@ -71,17 +71,28 @@ def run_html(record: RunRecord, capture: CaptureResult | None) -> str:
     return f'<div class="hb-run" data-status="{esc(record.status)}">{"".join(parts)}</div>'
 
 
+def model_text(model: dict[str, Any]) -> str:
+    """Which model played a run, by its kind (``record.model``; never a key): the TEST engine,
+    a model on Hugging Face and its provider, this server's endpoint or a visitor's URL."""
+    kind, name = str(model.get("kind") or ""), str(model.get("model") or "")
+    if kind == "test":
+        return "shipped TEST engine: a scripted replay of the task's solution, not a model"
+    if kind == "hf":
+        provider = model.get("provider") or "auto"
+        return clip(f"Hugging Face Inference Providers · {name} · provider {provider}", 400)
+    where = {"server": "this server's endpoint"}.get(kind, "")
+    parts = [where, str(model.get("url") or ("" if where else kind)), name]
+    return clip(" · ".join(p for p in parts if p), 400) or "—"
+
+
 def _head(record: RunRecord) -> str:
     model = record.model or {}
-    who = model.get("url") or model.get("kind") or ""
-    if model.get("kind") == "test":
-        who = "shipped TEST engine: a scripted replay of the task's solution, not a model"
     label = model.get("label") or ""
     facts = [
         ("task", f"{record.task} ({record.split} #{record.task_index})"),
         ("agent", record.harness),
         ("sandbox", record.sandbox),
-        ("model", f"{who} · {model.get('model') or ''}".strip(" ·")),
+        ("model", model_text(model)),
         ("capture", f"{label} {model.get('capture_level') or ''}".strip()),
         ("time", _times(record)),
     ]
