@@ -109,7 +109,7 @@ def facts(record: RunRecord, capture: CaptureResult | None) -> dict[str, str]:
         "task": f"{record.task} ({record.split} #{record.task_index})",
         "agent": record.harness,
         "sandbox": record.sandbox,
-        "model": model_text(model),
+        "model": model_text(model, brief=True),
         "capture": f"{model.get('label') or ''} {model.get('capture_level') or ''}".strip() or "—",
         "status": record.status,
         "reward": reward_text(result.reward if result else None),

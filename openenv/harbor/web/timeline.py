@@ -71,11 +71,14 @@ def run_html(record: RunRecord, capture: CaptureResult | None) -> str:
     return f'<div class="hb-run" data-status="{esc(record.status)}">{"".join(parts)}</div>'
 
 
-def model_text(model: dict[str, Any]) -> str:
+def model_text(model: dict[str, Any], brief: bool = False) -> str:
     """Which model played a run, by its kind (``record.model``; never a key): the TEST engine,
-    a model on Hugging Face and its provider, this server's endpoint or a visitor's URL."""
+    a model on Hugging Face and its provider, this server's endpoint or a visitor's URL
+    (``brief``: the TEST engine in three words, for a table's cell)."""
     kind, name = str(model.get("kind") or ""), str(model.get("model") or "")
     if kind == "test":
+        if brief:
+            return "TEST engine (scripted replay)"
         return "shipped TEST engine: a scripted replay of the task's solution, not a model"
     if kind == "hf":
         provider = model.get("provider") or "auto"
