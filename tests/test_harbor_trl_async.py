@@ -57,6 +57,7 @@ SPLIT = "shipped"
 TASKS = load_tasks(shipped_tasks())
 HELLO = next(i for i, t in enumerate(TASKS) if t.name == "hello-file")
 TEMPERATURE = 0.8  # TRL's: the policy every model call of a rollout is sent with
+AGENT_TIMEOUT_S = 40.0  # the slow agent's, which its command outlasts
 PROMPT = [{"role": "user", "content": "a dataset row's prompt: the Harbor task's is used"}]
 
 
@@ -204,13 +205,14 @@ def slow_server() -> Iterator[str]:
 
 
 def test_an_agent_past_its_time_is_flagged_and_still_trained(slow_server: str, mini: None):
-    with trl_loop(slow_server, agent_timeout_s=25.0) as loop:
+    # long enough for mini-swe-agent to start and make its first call on a loaded machine
+    with trl_loop(slow_server, agent_timeout_s=AGENT_TIMEOUT_S) as loop:
         rollout, metrics = loop._run_session(PROMPT, HELLO)
         (session,) = loop._factory.sessions
     completion, completion_ids, sequences, n_tools, _, reward = rollout
     result = session.result
     assert result.timed_out and result.exception_type == "AgentTimeoutError"
-    assert not result.ok and "ran past its 25 s" in (result.error or "")
+    assert not result.ok and f"ran past its {AGENT_TIMEOUT_S:g} s" in (result.error or "")
     assert metrics is not None and metrics["loop_exhausted"] is True  # TRL's timed_out
     assert reward == 0.0 == result.reward  # the verifier judged what the agent left
     assert metrics["turns"] >= 1 and sequences and completion_ids  # its turns still train
