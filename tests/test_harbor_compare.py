@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from openenv.core.harness.capture import CaptureResult
 from openenv.core.harness.capture.graph import CaptureNode
 from openenv.core.harness.capture.result import AppliedFix
@@ -207,10 +209,10 @@ def test_two_runs_ticked_are_compared_side_by_side(page, harbor_url, runnable) -
     rows = page.locator("#hb-rn-list .hb-runitem")
     assert rows.count() == 2
     page.wait_for_selector("#hb-rn-list :text('Tick two to four runs to compare them.')")
-    rows.nth(0).locator("input[data-tick]").check()
+    _tick(page, rows.nth(0).locator("input[data-tick]"), 1)
     page.wait_for_selector("#hb-rn-list :text('1 of 4 runs ticked')")
     page.wait_for_selector("#hb-rn-compare :text('Tick one to three more runs')")
-    rows.nth(1).locator("input[data-tick]").check()
+    _tick(page, rows.nth(1).locator("input[data-tick]"), 2)
     page.wait_for_selector("#hb-rn-compare table.hb-cmp")  # compared while they run
     _shot(page, "live_desktop")
     box = page.locator("#hb-rn-compare")
@@ -247,8 +249,7 @@ def test_two_runs_ticked_are_compared_side_by_side(page, harbor_url, runnable) -
         page.wait_for_selector('#hb-rn-view .hb-run[data-status="cancelled"]', timeout=120_000)
     boxes = page.locator("#hb-rn-list input[data-tick]:not(:checked)")
     for ticked in (3, 4):
-        boxes.first.check()
-        _wait_ticked(page, ticked)
+        _tick(page, boxes.first, ticked)
     page.wait_for_function("document.querySelectorAll('#hb-rn-compare th[scope=col]').length === 4")
     boxes.first.click()  # a fifth: refused, said, unticked
     page.wait_for_selector("#hb-rn-list .hb-cmp-note:has-text('At most 4 runs compare at once')")
@@ -272,7 +273,22 @@ def test_two_runs_ticked_are_compared_side_by_side(page, harbor_url, runnable) -
     assert page.console_errors == []
 
 
-def _wait_ticked(page, count: int) -> None:
+def _tick(page, box, count: int, tries: int = 5) -> None:
+    """Tick ``box`` until the server's list shows ``count`` ticked: a live list's refresh that
+    left before the tick arrived can redraw it unticked, once (the next one has it)."""
+    for _ in range(tries):
+        if not box.is_checked():
+            box.click()
+        try:
+            _wait_ticked(page, count, timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    _wait_ticked(page, count)
+
+
+def _wait_ticked(page, count: int, timeout: float = 30_000) -> None:
     page.wait_for_function(
-        f"document.querySelectorAll('#hb-rn-list input[data-tick]:checked').length === {count}"
+        f"document.querySelectorAll('#hb-rn-list input[data-tick]:checked').length === {count}",
+        timeout=timeout,
     )
