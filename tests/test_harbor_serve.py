@@ -166,6 +166,19 @@ def test_the_training_trace_and_the_result_can_be_fetched_after(
     assert TrainingTrace.model_validate_json(downloaded.text) == trace
 
 
+def test_an_eval_run_pins_its_own_sampling_and_is_never_trained_on(url: str, mini: None):
+    with HarborEnv(base_url=url) as env:
+        result = env.run_rollout(
+            split=SPLIT, task_index=HELLO, purpose="eval", eval_sampling={"top_p": 0.5}
+        )
+        assert result.ok and result.reward == 1.0, (result.error, result.agent_log_tail)
+        assert result.rollout_type == "eval" and not result.trainable
+        assert result.turns and all(t.sampling_params == {"top_p": 0.5} for t in result.turns)
+        assert not any(t.completion_token_ids for t in result.turns)  # nothing to train on
+        with pytest.raises(HarborApiError, match="sampled with an eval policy"):
+            env.fetch_training_trace()
+
+
 def test_requests_that_could_never_run_are_refused_with_the_reason(url: str) -> None:
     with HarborEnv(base_url=url) as env:
         cases = [
@@ -176,7 +189,9 @@ def test_requests_that_could_never_run_are_refused_with_the_reason(url: str) -> 
             ({"keep_sandbox": True}, "keep_sandbox=True"),
             ({"sampling": {"temperature": 0.7, "top_p": 0.5}}, "requires top_p=1.0"),
             ({"sampling": {"temperature": 0.7}, "purpose": "eval"}, "purpose='eval' cannot"),
-            ({"eval_sampling": {"temperature": 0.5}}, "eval_sampling"),
+            ({"eval_sampling": {"top_p": 0}}, "eval_sampling top_p must be in (0, 1]"),
+            ({"eval_sampling": {"top_k": 5}, "purpose": "train"}, "purpose='train' cannot"),
+            ({"eval_sampling": {"top_k": 5}, "sampling": {"temperature": 1}}, "not both"),
             ({"model": "gpt"}, "needs llm_url"),
             ({"llm_url": "ftp://x"}, "must be an http(s) URL"),
         ]

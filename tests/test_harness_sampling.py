@@ -2,13 +2,15 @@
 
 A session opened with ``sampling`` (the trainer's temperature, nothing truncated) has it sent
 upstream on every call whatever the agent asks, streamed or not, and each node records both
-what the agent asked and what was sent; a policy that would truncate is refused. A session's
+what the agent asked and what was sent; a policy that would truncate is refused. An eval run's
+own ``eval_sampling`` is pinned the same way and its capture is eval only. A session's
 call budget refuses the calls past it (429) and counts them. Upstream is the shipped test engine
 behind a recorder of what it was sent, on loopback.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +20,13 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from openenv.core.harness.capture import CaptureLevel, CaptureProxy, Upstream, create_capture_app
+from openenv.core.harness.capture import (
+    CaptureLevel,
+    CaptureProxy,
+    EvalCaptureError,
+    Upstream,
+    create_capture_app,
+)
 from openenv.core.harness.engine import Engine, ScriptedPolicy, create_engine_app
 from openenv.core.harness.loopback import serve_in_thread
 from openenv.core.harness.training import TrainingTrace
@@ -148,3 +156,40 @@ def test_calls_past_the_budget_are_refused_and_counted(proxy: tuple[CaptureProxy
         assert "budget of 1 model calls" in refused.value.message
     result = capture.close_session(sid)
     assert len(result.nodes) == 1 and result.budget_stop_count == 2
+
+
+def test_an_eval_runs_own_sampling_is_pinned_and_never_trained_on(
+    upstream: tuple[list[dict[str, Any]], str], proxy: tuple[CaptureProxy, str]
+) -> None:
+    seen, (capture, url) = upstream[0], proxy
+    sid = capture.open_session("eval", eval_sampling={"temperature": 0.0, "top_p": 0.5})
+    client(url, sid).chat.completions.create(model="m", messages=HELLO, temperature=1.0)
+    assert seen[-1]["temperature"] == 0.0 and seen[-1]["top_p"] == 0.5
+    result = capture.close_session(sid)
+    (node,) = result.nodes
+    assert node.requested_sampling_params == {"temperature": 1.0}
+    assert node.sampling_params == {"temperature": 0.0, "top_p": 0.5}
+    assert node.has_tokens  # the engine's ids are kept for the audit, but not for training
+    assert (result.rollout_type, result.eval_sampled) == ("eval", True)
+    with pytest.raises(EvalCaptureError, match="sampled with an eval policy"):
+        result.to_training_trace()
+
+
+@pytest.mark.parametrize(
+    ("policy", "said"),
+    [
+        ({"temperature": 3}, "temperature must be between 0 and 2"),
+        ({"top_p": 0}, "top_p must be in (0, 1]"),
+        ({"top_k": 0}, "top_k must be -1 (off) or a positive integer"),
+        ({"min_p": 0.1}, "takes temperature, top_p, top_k only, not min_p"),
+        ({"temperature": float("nan")}, "must be a finite number"),
+    ],
+)
+def test_an_eval_policy_out_of_range_is_refused(
+    proxy: tuple[CaptureProxy, str], policy: Any, said: str
+) -> None:
+    capture, _ = proxy
+    with pytest.raises(ValueError, match=re.escape(said)):
+        capture.open_session("bad", eval_sampling=policy)
+    with pytest.raises(ValueError, match="not both"):
+        capture.open_session("both", POLICY, eval_sampling={"temperature": 0.5})

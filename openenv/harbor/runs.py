@@ -44,6 +44,7 @@ class RunRequest(BaseModel):
     # a training policy pinned on every model call of the run (``training_sampling``'s), and a
     # cap on the agent's model calls at the proxy
     sampling: dict[str, float | int] = Field(default_factory=dict)
+    eval_sampling: dict[str, float | int] | None = None  # an eval run's own (eval only)
     max_calls: int | None = Field(default=None, ge=1, le=MAX_CALLS)
     owner: str | None = Field(default=None, max_length=200, exclude=True)  # whose run it is
 

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from openenv.core.harness.capture import CaptureResult
-from openenv.core.harness.capture.sampling import training_sampling
+from openenv.core.harness.capture.sampling import evaluation_sampling, training_sampling
 from openenv.core.harness.harnesses import HarnessUnavailable, get_harness
 from openenv.core.harness.rollout import SANDBOXES, run_rollout
 from openenv.core.harness.tasks import HarborTask, TaskError
@@ -181,8 +181,11 @@ class HarborService:
             raise ServiceError(problem)
         try:
             training_sampling(request.sampling or None)
+            evaluation_sampling(request.eval_sampling)
         except ValueError as exc:
             raise ServiceError(str(exc)) from None
+        if request.sampling and request.eval_sampling is not None:
+            raise ServiceError("give sampling (a training policy) or eval_sampling, not both")
         if request.model == "server" and self.endpoints.server is None:
             raise ServiceError(
                 "this server was started without --llm-url: choose your own endpoint "
@@ -309,6 +312,7 @@ class HarborService:
                     cancel=cancel,
                     on_session=lambda sid: self._update(run_id, session_id=sid),
                     sampling=request.sampling or None,
+                    eval_sampling=request.eval_sampling,
                     max_calls=request.max_calls,
                 )
             status: RunStatus = "failed"

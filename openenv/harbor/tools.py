@@ -23,7 +23,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from openenv.core.errors import InvalidAction
-from openenv.core.harness.capture.sampling import training_sampling
+from openenv.core.harness.capture.sampling import evaluation_sampling, training_sampling
 from openenv.core.harness.capture.sessions import MAX_CALLS
 from openenv.core.harness.rollout import SANDBOXES
 from openenv.core.mcp import (
@@ -131,28 +131,37 @@ class HarborEnvironment(MCPEnvironment):
                 on every model call of the rollout.
             provider: The endpoint's API ("openai" only here).
             purpose: "auto", "train" (fails unless trainable) or "eval".
-            eval_sampling: Sampling of an eval run (not supported here).
+            eval_sampling: An eval run's sampling (temperature, top_p, top_k), pinned on every
+                model call; the run is then eval only.
         """
         _refuse_unsupported(
             keep_sandbox=keep_sandbox,
             force_build=force_build,
             reward_key=reward_key,
             auth_header=auth_header,
-            eval_sampling=eval_sampling,
             provider=provider,
             purpose=purpose,
         )
         if purpose == "eval" and sampling is not None:
             raise InvalidAction("purpose='eval' cannot apply a training sampling policy")
+        if purpose == "train" and eval_sampling is not None:
+            raise InvalidAction("purpose='train' cannot apply eval_sampling (its run is eval only)")
+        if sampling is not None and eval_sampling is not None:
+            raise InvalidAction("give sampling (a training policy) or eval_sampling, not both")
         request = self._request(
             split, task_index, harness, sandbox, llm_url, model, api_key, agent_timeout_sec
         )
         try:
             policy = training_sampling(sampling)
+            eval_policy = evaluation_sampling(eval_sampling) if eval_sampling is not None else None
         except ValueError as exc:
             raise InvalidAction(f"sampling: {exc}") from None
         request = request.model_copy(
-            update={"sampling": policy, "max_calls": agent_step_limit or None}
+            update={
+                "sampling": policy,
+                "eval_sampling": eval_policy,
+                "max_calls": agent_step_limit or None,
+            }
         )
         with self._lock:
             if self._closed:
@@ -273,8 +282,6 @@ def _refuse_unsupported(**given: Any) -> None:
         problems.append(f"reward_key={given['reward_key']!r} (tasks here give one 'reward')")
     if given["auth_header"] not in ("", "Authorization"):
         problems.append(f"auth_header={given['auth_header']!r} (only Authorization: Bearer)")
-    if given["eval_sampling"]:
-        problems.append("eval_sampling (an eval run samples as its agent asks)")
     if given["provider"] != "openai":
         problems.append(f"provider={given['provider']!r} (OpenAI-compatible endpoints only)")
     if given["purpose"] not in ("auto", "train", "eval"):

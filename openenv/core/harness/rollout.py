@@ -136,12 +136,15 @@ def run_rollout(
     on_session: Callable[[str], None] | None = None,
     sampling: dict[str, Any] | None = None,
     max_calls: int | None = None,
+    eval_sampling: dict[str, Any] | None = None,
 ) -> RolloutResult:
     """Run ``harness`` on ``task`` against the proxy at ``proxy_url`` (its ``/v1`` base) and
     verify; every failure is a result with a status and a reason, not an exception (bad
     arguments, like an unknown sandbox, a harness not installed or a ``sampling`` that is not
     a training policy, raise). ``sampling`` (``{"temperature": 0.8}``: the trainer's) is pinned
     on every model call of the rollout over what the agent asks; both are recorded.
+    ``eval_sampling`` (an eval run's temperature, top-p, top-k) is pinned the same way and
+    makes the capture eval only.
     ``max_calls``: the agent's model calls are capped at the proxy (a call past it is refused,
     counted as ``capture.budget_stop_count``)."""
     if sandbox not in SANDBOXES:
@@ -152,7 +155,9 @@ def run_rollout(
     timeout = agent_timeout_s or task.agent_timeout_s
     started = time.monotonic()
     timings: dict[str, float] = {}
-    session_id = proxy.open_session(f"{harness.name}/{task.name}", sampling, max_calls=max_calls)
+    session_id = proxy.open_session(
+        f"{harness.name}/{task.name}", sampling, eval_sampling=eval_sampling, max_calls=max_calls
+    )
     if on_session is not None:
         on_session(session_id)  # a watcher reads the capture as it grows
     base = {"task": task.name, "harness": harness.name, "sandbox": sandbox}

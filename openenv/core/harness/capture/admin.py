@@ -2,10 +2,11 @@
 
 Served only when the proxy is given an admin token, and only to a caller presenting it
 (``Authorization: Bearer <token>``). Agents never see this token; their key is a session id.
-A session opened with ``sampling`` (a training policy: ``{"temperature": 0.8}``) has it pinned
-on each of its calls.
+A session opened with ``sampling`` (a training policy: ``{"temperature": 0.8}``) or
+``eval_sampling`` (an eval run's: temperature, top_p, top_k; eval only) has it pinned on each
+of its calls.
 
-    POST   /capture/sessions                         {"label": "...", "sampling": {...}}
+    POST   /capture/sessions                         {"label", "sampling" | "eval_sampling"}
                                                      -> {"session_id": ...}
     GET    /capture/sessions/{id}                    the capture so far (CaptureResult)
     GET    /capture/sessions/{id}/training_trace     the TrainingTrace (409 when eval only)
@@ -58,7 +59,9 @@ def admin_router(proxy: CaptureProxy, token: str) -> APIRouter:
         body = body if isinstance(body, dict) else {}
         label = str(body.get("label", ""))
         try:
-            session_id = proxy.open_session(label, body.get("sampling"))
+            session_id = proxy.open_session(
+                label, body.get("sampling"), eval_sampling=body.get("eval_sampling")
+            )
         except SessionLimit as exc:
             return _error(429, str(exc))
         except ValueError as exc:  # a sampling policy that is not a training one

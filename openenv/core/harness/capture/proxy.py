@@ -13,7 +13,11 @@ from openenv.core.harness.capture.fixes import BY_NAME
 from openenv.core.harness.capture.graph import CaptureNode
 from openenv.core.harness.capture.level import CaptureLevel
 from openenv.core.harness.capture.result import AppliedFix, CaptureResult
-from openenv.core.harness.capture.sampling import pin_sampling, training_sampling
+from openenv.core.harness.capture.sampling import (
+    evaluation_sampling,
+    pin_sampling,
+    training_sampling,
+)
 from openenv.core.harness.capture.sessions import MAX_CALLS, CaptureSession, SessionStore
 from openenv.core.harness.capture.tokens import call_tokens
 from openenv.core.harness.capture.upstream import Upstream
@@ -51,16 +55,22 @@ class CaptureProxy:
         label: str = "",
         sampling: dict[str, Any] | None = None,
         *,
+        eval_sampling: dict[str, Any] | None = None,
         max_calls: int | None = None,
     ) -> str:
         """Mint a capture session for one rollout; the id is the agent's API key. ``sampling``
-        (a training policy: a temperature, nothing truncated; ``ValueError`` otherwise) is
-        pinned on each of its calls over what the agent asks, both recorded on the node.
-        ``max_calls``: its call budget (default :data:`.sessions.MAX_CALLS`); a call past it
-        is refused (429) and counted."""
-        policy = training_sampling(sampling)
+        (a training policy: a temperature, nothing truncated) or ``eval_sampling`` (an eval
+        run's: temperature, top-p, top-k; its capture is then eval only) is pinned on each of
+        its calls over what the agent asks, both recorded on the node; ``ValueError`` for a
+        policy that is neither, or both given. ``max_calls``: its call budget (default
+        :data:`.sessions.MAX_CALLS`); a call past it is refused (429) and counted."""
+        if sampling is not None and eval_sampling is not None:
+            raise ValueError("give sampling (a training policy) or eval_sampling, not both")
+        policy = training_sampling(sampling) or evaluation_sampling(eval_sampling)
         budget = MAX_CALLS if max_calls is None else max(1, min(max_calls, MAX_CALLS))
-        return self.sessions.open(label, sampling=policy, max_calls=budget).session_id
+        eval_only = eval_sampling is not None
+        opened = self.sessions.open(label, sampling=policy, max_calls=budget, eval_only=eval_only)
+        return opened.session_id
 
     def result(self, session_id: str) -> CaptureResult:
         """The session's capture so far, stamped with the level and the applied fixes."""
@@ -81,7 +91,8 @@ class CaptureProxy:
         return CaptureResult(
             session_id=session.session_id,
             label=session.label,
-            rollout_type=self.level.rollout_type,
+            rollout_type="eval" if session.eval_only else self.level.rollout_type,
+            eval_sampled=session.eval_only,
             capture_level=self.level.capture_level,
             probe=self.level,
             fixes=fixes,

@@ -33,6 +33,7 @@ class CaptureResult(BaseModel):
     fixes: list[AppliedFix] = Field(default_factory=list)
     nodes: list[CaptureNode] = Field(default_factory=list)
     budget_stop_count: int = 0  # calls refused past the session's call budget
+    eval_sampled: bool = False  # sampled with an eval run's own policy: eval only, whatever level
 
     @property
     def n_roots(self) -> int:
@@ -50,6 +51,11 @@ class CaptureResult(BaseModel):
         Raises :class:`EvalCaptureError` on an eval capture, rather than handing a trainer
         empty lists.
         """
+        if self.eval_sampled:
+            raise EvalCaptureError(
+                f"capture {self.session_id} is eval only: its calls were sampled with an eval "
+                "policy (eval_sampling), so their logprobs are not the training policy's"
+            )
         if self.rollout_type != "train":
             raise EvalCaptureError(
                 f"capture {self.session_id} is eval only (capture_level={self.capture_level}): "

@@ -7,6 +7,10 @@ wrong (uniformly too high under top-p, reordered under the penalties). A trainin
 therefore a temperature with every other knob at its no-op value (:data:`NON_POLICY_SAMPLING`);
 :func:`training_sampling` checks one and returns it whole, as ``openenv`` 0.10 does (TRL's
 ``HarnessRolloutWorker`` imports it from ``openenv.core.harness.capture.upstream``).
+
+An eval run may pin its own sampling too (:func:`evaluation_sampling`: a temperature, top-p,
+top-k, within sane ranges); its logprobs are then not the full-vocabulary policy's, so a
+session so pinned is captured as eval only, never trained on.
 """
 
 from __future__ import annotations
@@ -74,3 +78,33 @@ def training_sampling(sampling: dict[str, Any] | None) -> dict[str, float | int]
                 "the captured logprobs must be the full-vocabulary policy's"
             )
     return {"temperature": float(temperature), **NON_POLICY_SAMPLING}
+
+
+EVAL_SAMPLING = ("temperature", "top_p", "top_k")
+
+
+def evaluation_sampling(sampling: dict[str, Any] | None) -> dict[str, float | int]:
+    """An eval run's sampling, checked: ``{}`` for ``None``, else only ``temperature`` (0 to 2),
+    ``top_p`` (0 excluded to 1) and ``top_k`` (-1, off, or a positive integer).
+
+    Raises ``ValueError`` naming the problem."""
+    if sampling is None:
+        return {}
+    if not isinstance(sampling, dict):
+        raise ValueError("eval_sampling must be a JSON object")
+    unknown = sorted(set(sampling) - set(EVAL_SAMPLING))
+    if unknown:
+        raise ValueError(
+            f"eval_sampling takes {', '.join(EVAL_SAMPLING)} only, not {', '.join(unknown)}"
+        )
+    for key, value in sampling.items():
+        if not _number(value) or not math.isfinite(value):
+            raise ValueError(f"eval_sampling {key} must be a finite number")
+    if not 0 <= sampling.get("temperature", 1.0) <= 2:
+        raise ValueError("eval_sampling temperature must be between 0 and 2")
+    if not 0 < sampling.get("top_p", 1.0) <= 1:
+        raise ValueError("eval_sampling top_p must be in (0, 1]")
+    top_k = sampling.get("top_k", -1)
+    if not isinstance(top_k, int) or (top_k != -1 and top_k < 1):
+        raise ValueError("eval_sampling top_k must be -1 (off) or a positive integer")
+    return dict(sampling)

@@ -35,8 +35,10 @@ class CaptureSession:
     calls: int = 0  # calls started, finished or not (parallel subagents share a session)
     budget_stops: int = 0  # calls refused past ``max_calls``
     last_used: float = field(default_factory=time.monotonic)
-    # a training rollout's sampling policy, pinned on every call (:func:`.sampling.pin_sampling`)
+    # the sampling pinned on every call (:func:`.sampling.pin_sampling`): a training rollout's
+    # policy, or an eval run's own (``eval_only``: then its capture is never trained on)
     sampling: dict[str, float | int] = field(default_factory=dict)
+    eval_only: bool = False
 
     def next_node_id(self) -> str:
         """Reserve the id of a new call (``n0001``...), or :class:`SessionLimit` past the
@@ -65,6 +67,7 @@ class SessionStore:
         *,
         max_calls: int = MAX_CALLS,
         sampling: dict[str, float | int] | None = None,
+        eval_only: bool = False,
     ) -> CaptureSession:
         """Mint a session; its ``session_id`` is the key to hand the agent. ``sampling``: a
         checked training policy every call of it is sent with. When the store is full,
@@ -79,6 +82,7 @@ class SessionStore:
             label[:200],
             max_calls=max_calls,
             sampling=dict(sampling or {}),
+            eval_only=eval_only,
         )
         self._sessions[session.session_id] = session
         return session
