@@ -362,3 +362,23 @@ def test_an_image_a_harness_cannot_run_in_is_refused_before_the_agent_starts(
     assert needs in result.reason and met in result.reason.split(" there says: ")[1]
     assert result.n_turns == 0 and result.reward is None  # no model call, no verifier
     assert set(_containers()) <= before
+
+
+def test_a_task_workspace_runs_the_callers_commands_in_the_tasks_image(docker: None) -> None:
+    """The white-box way in Docker: the caller's commands run in the task's own image, with no
+    network at all, files kept between commands; the verifier rewards what they left."""
+    from openenv.harbor.workspace import Workspace
+
+    task = load_task(shipped_tasks() / "hello-file")
+    workspace = Workspace(task, "docker")
+    try:
+        assert workspace.box.network == "none"
+        solve = (task.path / "solution" / "solve.sh").read_text(encoding="utf-8")
+        assert workspace.bash(solve)["exit_code"] == 0
+        seen = workspace.bash("cat hello.txt; ls /sys/class/net")
+        assert "Hello, Harbor!" in seen["output"] and seen["output"].split()[-1] == "lo"
+        verdict = workspace.verify()
+    finally:
+        workspace.close()
+    assert verdict["reward"] == 1.0, verdict
+    assert workspace.closed

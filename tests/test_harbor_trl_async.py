@@ -75,14 +75,23 @@ class RecordingFactory(HarborSessionFactory):
 
 
 @contextlib.contextmanager
-def trl_loop(url: str, temperature: float = TEMPERATURE, **factory: Any) -> Iterator[Any]:
-    """TRL's harness rollout loop, built by its own ``__init__``, on our factory at ``url``."""
+def trl_loop(
+    url: str,
+    temperature: float = TEMPERATURE,
+    session_factory: Any = None,
+    harness_adapter: Any = None,
+    **factory: Any,
+) -> Iterator[Any]:
+    """TRL's harness rollout loop, built by its own ``__init__``, on our factory at ``url``
+    (``session_factory``: another; ``harness_adapter``: TRL samples each turn itself)."""
     PartialState()  # TRL logs through accelerate, which wants its state made
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=build_tokenizer())
     tokenizer.response_template = qwen3_template  # never parsed: the agent owns its loop
     mp = multiprocessing.get_context("spawn")
     loop = openenv_harness._HarnessRolloutLoop(
-        harness_session_factory=functools.partial(RecordingFactory, url, **factory),
+        harness_session_factory=session_factory
+        or functools.partial(RecordingFactory, url, **factory),
+        harness_adapter=harness_adapter,
         model_name="openenv/tiny-test-lm",
         dataset=Dataset.from_dict({"prompt": [PROMPT]}),
         reward_funcs=[],

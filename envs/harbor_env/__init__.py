@@ -1,5 +1,7 @@
 """Harbor: coding agents on Harbor tasks in sandboxes, every model call captured. Client-side
-exports, and ``HarborSessionFactory`` (Harbor rollouts as trainer sessions, :mod:`.sessions`)."""
+exports, ``HarborSessionFactory`` (Harbor rollouts as trainer sessions, :mod:`.sessions`) and
+``HarborTaskSessionFactory`` (a task's sandbox driven by the trainer's own loop,
+:mod:`.task_sessions`)."""
 
 from harbor_env.client import HarborEnv
 from harbor_env.models import (
@@ -15,6 +17,7 @@ from harbor_env.models import (
     TrainingTrace,
 )
 from harbor_env.sessions import HarborSession, HarborSessionFactory
+from harbor_env.task_sessions import HarborTaskSession, HarborTaskSessionFactory
 
 __all__ = [
     "CallToolAction",
@@ -25,6 +28,8 @@ __all__ = [
     "HarborSession",
     "HarborSessionFactory",
     "HarborTaskRef",
+    "HarborTaskSession",
+    "HarborTaskSessionFactory",
     "HarborTurn",
     "ListToolsAction",
     "ListToolsObservation",

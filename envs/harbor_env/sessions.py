@@ -271,7 +271,64 @@ class HarborSession(ResourceSession):
         return self.result
 
 
-class HarborSessionFactory(ResourceSessionFactory[HarborSession]):
+SessionT = TypeVar("SessionT", bound=ResourceSession)
+
+
+class HarborTaskDraw(ResourceSessionFactory[SessionT]):
+    """What the Harbor session factories share: the server, the split and its tasks (counted
+    at once, so a wrong URL, split or index fails here), the task a session gets, the loop its
+    clients run on."""
+
+    def __init__(
+        self,
+        server_url: str,
+        *,
+        split: str = "",
+        task_indices: Sequence[int] | None = None,
+        api_token: str | None = None,
+    ) -> None:
+        self.server_url, self.api_token = server_url.rstrip("/"), api_token
+        self.loop = _Loop()
+        try:
+            self.split, n_tasks = self.loop.run(self._count(split), HTTP_WAIT_S)
+        except BaseException:
+            self.loop.stop()
+            raise
+        self.tasks = list(range(n_tasks)) if task_indices is None else list(task_indices)
+        bad = [i for i in self.tasks if isinstance(i, bool) or not 0 <= i < n_tasks]
+        if bad or not self.tasks:
+            self.loop.stop()
+            raise ValueError(
+                f"task_indices {bad or '[]'}: split {self.split!r} has {n_tasks} task(s)"
+            )
+
+    def index_for(self, task: Any, seed: int | None) -> int:
+        """Task index ``task`` when it is an ``int``, else the task ``seed`` draws (the same
+        for every session given that seed: a group shares its task)."""
+        if isinstance(task, int) and not isinstance(task, bool):
+            return task
+        if seed is not None:
+            return self.tasks[seed % len(self.tasks)]
+        raise ValueError("give a seed (the rollouts of a group share it) or a task index")
+
+    def close(self) -> None:
+        """Stop the sessions' event loop (close the sessions first)."""
+        self.loop.stop()
+
+    async def _count(self, split: str) -> tuple[str, int]:
+        client = HarborEnv(base_url=self.server_url, api_token=self.api_token)
+        try:
+            if not split:
+                splits = await client.splits()
+                if not splits:
+                    raise ValueError(f"the Harbor server at {self.server_url} serves no splits")
+                split = str(splits[0]["name"])
+            return split, await client.num_tasks(split)
+        finally:
+            await client.close()
+
+
+class HarborSessionFactory(HarborTaskDraw[HarborSession]):
     """Sessions on the Harbor server at ``server_url``, each one rollout of one task.
 
     ``split`` (default: the server's first), ``harness``, ``sandbox``, ``llm_url``/``model``/
@@ -296,23 +353,10 @@ class HarborSessionFactory(ResourceSessionFactory[HarborSession]):
         sampling: dict[str, Any] | None = None,
         api_token: str | None = None,
     ) -> None:
-        self.server_url, self.api_token = server_url.rstrip("/"), api_token
         self.sampling = training_sampling(sampling)
-        self.loop = _Loop()
         self._refs: dict[int, HarborTaskRef] = {}
         self._refs_lock = threading.Lock()
-        try:
-            self.split, n_tasks = self.loop.run(self._count(split), HTTP_WAIT_S)
-        except BaseException:
-            self.loop.stop()
-            raise
-        self.tasks = list(range(n_tasks)) if task_indices is None else list(task_indices)
-        bad = [i for i in self.tasks if isinstance(i, bool) or not 0 <= i < n_tasks]
-        if bad or not self.tasks:
-            self.loop.stop()
-            raise ValueError(
-                f"task_indices {bad or '[]'}: split {self.split!r} has {n_tasks} task(s)"
-            )
+        super().__init__(server_url, split=split, task_indices=task_indices, api_token=api_token)
         self.arguments: dict[str, Any] = {
             "split": self.split,
             "harness": harness,
@@ -330,18 +374,9 @@ class HarborSessionFactory(ResourceSessionFactory[HarborSession]):
     ) -> HarborSession:
         """Start one rollout: of task index ``task`` when it is an ``int``, else of the task
         ``seed`` draws (the same for every rollout given that seed)."""
-        if isinstance(task, int) and not isinstance(task, bool):
-            index = task
-        elif seed is not None:
-            index = self.tasks[seed % len(self.tasks)]
-        else:
-            raise ValueError("give a seed (the rollouts of a group share it) or a task index")
+        index = self.index_for(task, seed)
         ref = self._ref(index)
         return HarborSession(self, ref, {**self.arguments, "task_index": index}, episode_id)
-
-    def close(self) -> None:
-        """Stop the sessions' event loop (close the sessions first)."""
-        self.loop.stop()
 
     def _ref(self, index: int) -> HarborTaskRef:
         with self._refs_lock:
@@ -351,18 +386,6 @@ class HarborSessionFactory(ResourceSessionFactory[HarborSession]):
             with self._refs_lock:
                 self._refs[index] = ref
         return ref
-
-    async def _count(self, split: str) -> tuple[str, int]:
-        client = HarborEnv(base_url=self.server_url, api_token=self.api_token)
-        try:
-            if not split:
-                splits = await client.splits()
-                if not splits:
-                    raise ValueError(f"the Harbor server at {self.server_url} serves no splits")
-                split = str(splits[0]["name"])
-            return split, await client.num_tasks(split)
-        finally:
-            await client.close()
 
     async def _get_task(self, index: int) -> HarborTaskRef:
         client = HarborEnv(base_url=self.server_url, api_token=self.api_token)

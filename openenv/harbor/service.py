@@ -42,8 +42,10 @@ from openenv.harbor.runs import (
     asked_model,
     check_hf,
 )
+from openenv.harbor.workspace import Workspace, WorkspaceError
 
 MAX_FILE_VIEW_BYTES = 256 * 1024
+WORKSPACE_GRACE_S = 600.0  # a task workspace past its agent time, kept this long for verify
 # task.toml fields that hold the answer: never shown before a run
 ANSWER_FIELDS = frozenset(
     {"gold_answer", "answer", "answers", "solution", "expected", "expected_output", "reference"}
@@ -62,6 +64,7 @@ class HarborService:
         max_running: int = 2,
         max_queued: int = 32,
         max_kept: int = 200,
+        max_workspaces: int = 4,
     ) -> None:
         self._splits: dict[str, list[HarborTask]] = {k: list(v) for k, v in splits.items()}
         self.endpoints = endpoints
@@ -72,6 +75,9 @@ class HarborService:
         self._done: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max_running, thread_name_prefix="harbor-run")
+        self.max_workspaces = max_workspaces
+        self._workspace_slots = threading.BoundedSemaphore(max_workspaces)
+        self._workspaces: list[Workspace] = []
 
     # -- tasks -------------------------------------------------------------------------------
 
@@ -222,6 +228,36 @@ class HarborService:
         self._pool.submit(self._run, record.id, request)
         return queued
 
+    def open_workspace(self, split: str, index: int, sandbox: str = "process") -> Workspace:
+        """A task's sandbox for a caller that runs the loop itself (:mod:`.workspace`); at most
+        ``max_workspaces`` open at once on this server (ServiceError past it); one left open
+        past its task's time and :data:`WORKSPACE_GRACE_S` more is closed to make room."""
+        task = self.task(split, index)
+        if not self._workspace_slot():
+            raise ServiceError(
+                f"{self.max_workspaces} task workspaces are open on this server: one frees when "
+                "its session verifies its task or leaves"
+            )
+        try:
+            workspace = Workspace(task, sandbox, on_close=self._workspace_slots.release)
+        except WorkspaceError as exc:  # its slot was given back when it closed
+            raise ServiceError(str(exc)) from None
+        with self._lock:
+            self._workspaces.append(workspace)
+        return workspace
+
+    def _workspace_slot(self) -> bool:
+        """Take a workspace slot, closing workspaces left past their time when none is free."""
+        if self._workspace_slots.acquire(blocking=False):
+            return True
+        with self._lock:
+            self._workspaces = [w for w in self._workspaces if not w.closed]
+            stale = time.monotonic() - WORKSPACE_GRACE_S
+            expired = [w for w in self._workspaces if w.deadline < stale]
+        for workspace in expired:
+            workspace.close()  # gives its slot back
+        return self._workspace_slots.acquire(blocking=False)
+
     def runs(self, status: str | None = None, viewer: str | None = None) -> list[RunRecord]:
         """The kept runs ``viewer`` may see, newest first (of one status when given)."""
         with self._lock:
@@ -266,9 +302,14 @@ class HarborService:
         return self.run(run_id)
 
     def close(self) -> None:
-        """Cancel every run, wait for the workers, close the endpoints."""
+        """Cancel every run, close every task workspace, wait for the workers, close the
+        endpoints."""
         for event in list(self._cancel.values()):
             event.set()
+        with self._lock:
+            workspaces, self._workspaces = list(self._workspaces), []
+        for workspace in workspaces:
+            workspace.close()
         self._pool.shutdown(wait=True, cancel_futures=False)
         self.endpoints.close()
 

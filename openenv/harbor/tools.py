@@ -11,6 +11,11 @@ that ran and failed is a result with ``ok`` false and the reason.
 
 One call lasts a whole rollout: the session's call timeout (``CALL_TIMEOUT_S``) allows it, and
 the call waits on the run in an I/O thread, not a scarce worker.
+
+The white-box way (a trainer that samples each turn itself): ``open_task`` opens a task's
+sandbox for this session (:mod:`openenv.harbor.workspace`) and gives its instruction, ``bash``
+runs one command there, ``verify_task`` runs the task's verifier and gives the reward (the
+step's reward too). One workspace per session, closed when the session ends.
 """
 
 from __future__ import annotations
@@ -35,6 +40,13 @@ from openenv.core.mcp import (
 )
 from openenv.harbor.service import HarborService, RunRequest, ServiceError
 from openenv.harbor.wire import capabilities, rollout_result, sandbox_status, sandboxes_line
+from openenv.harbor.workspace import (
+    MAX_COMMAND_CHARS,
+    MAX_COMMAND_S,
+    MAX_COMMANDS,
+    Workspace,
+    WorkspaceError,
+)
 
 # One rollout call: its wait in the queue, the agent, the verifier ($OPENENV_CALL_TIMEOUT_S)
 ROLLOUT_CALL_TIMEOUT_S = 3600.0
@@ -74,6 +86,7 @@ class HarborEnvironment(MCPEnvironment):
         super().__init__()
         self.service = service if service is not None else default_service()
         self._waiting: set[str] = set()  # runs a call of this session waits on
+        self._workspace: Workspace | None = None  # the task this session drives call by call
         self._closed = False
         self._lock = threading.Lock()
 
@@ -184,6 +197,89 @@ class HarborEnvironment(MCPEnvironment):
         return result.model_dump(mode="json")
 
     @tool
+    def open_task(
+        self,
+        split: Short = "",
+        task_index: Annotated[int, Field(ge=0)] = 0,
+        sandbox: Short = "process",
+    ) -> dict[str, Any]:
+        """Open a task's sandbox for this session, to drive it call by call with bash and
+        verify_task (a trainer that samples each turn itself); closes the one open before.
+
+        Args:
+            split: The dataset (default: the server's first).
+            task_index: The task's index in the split.
+            sandbox: Where its commands run: process or docker.
+        """
+        if not split:
+            names = [s["name"] for s in self.service.splits()]
+            if not names:
+                raise InvalidAction("this server serves no splits")
+            split = names[0]
+        self._close_workspace()
+        try:
+            workspace = self.service.open_workspace(split, task_index, sandbox)
+        except ServiceError as exc:
+            raise InvalidAction(str(exc)) from None
+        with self._lock:
+            if self._closed:  # the session ended while the sandbox started
+                workspace.close()
+                raise InvalidAction("this session is closed")
+            self._workspace = workspace
+        task = workspace.task
+        return {
+            "task_id": f"{split}/{task.name}",
+            "instruction": task.instruction,
+            "sandbox": sandbox,
+            "time_s": task.agent_timeout_s,
+            "max_commands": MAX_COMMANDS,
+        }
+
+    @tool
+    def bash(
+        self,
+        command: Annotated[str, Field(max_length=MAX_COMMAND_CHARS)],
+        timeout_sec: Annotated[float, Field(gt=0, le=MAX_COMMAND_S)] = 60.0,
+    ) -> dict[str, Any]:
+        """Run a shell command in the open task's working directory (files persist between
+        commands): its exit code, whether it ran past its time, the tail of its output.
+
+        Args:
+            command: The command, run with bash.
+            timeout_sec: Its time limit.
+        """
+        try:
+            return self._open_workspace().bash(command, timeout_sec)
+        except WorkspaceError as exc:
+            raise InvalidAction(str(exc)) from None
+
+    @tool
+    def verify_task(self) -> dict[str, Any]:
+        """Run the open task's verifier in its sandbox and close it: the reward (None when the
+        verifier gave none) and what the verifier printed."""
+        workspace = self._open_workspace()
+        try:
+            return workspace.verify()
+        except WorkspaceError as exc:
+            raise InvalidAction(str(exc)) from None
+        finally:
+            with self._lock:
+                if self._workspace is workspace:
+                    self._workspace = None
+
+    def _open_workspace(self) -> Workspace:
+        workspace = self._workspace
+        if workspace is None or workspace.closed:
+            raise InvalidAction("no task is open in this session: call open_task first")
+        return workspace
+
+    def _close_workspace(self) -> None:
+        with self._lock:
+            workspace, self._workspace = self._workspace, None
+        if workspace is not None:
+            workspace.close()
+
+    @tool
     def capabilities(self) -> dict[str, Any]:
         """Harnesses, sandboxes, datasets and LLM status of this server."""
         return capabilities(self.service)
@@ -194,6 +290,7 @@ class HarborEnvironment(MCPEnvironment):
         with self._lock:
             self._closed = True
             waiting, self._waiting = list(self._waiting), set()
+        self._close_workspace()
         for run_id in waiting:
             with contextlib.suppress(ServiceError):
                 self.service.cancel(run_id)
@@ -201,10 +298,12 @@ class HarborEnvironment(MCPEnvironment):
     def score_tool_call(
         self, action: CallToolAction, observation: CallToolObservation
     ) -> CallToolObservation:
-        """A rollout stepped through ``step`` carries its reward (0.0 for anything else)."""
+        """A rollout, or a task's verification, stepped through ``step`` carries its reward
+        (0.0 for anything else)."""
         data = tool_value(observation.result) if observation.error is None else None
         reward = data.get("reward") if isinstance(data, dict) else None
-        observation.reward = float(reward) if action.tool_name == "run_rollout" and reward else 0.0
+        scored = action.tool_name in ("run_rollout", "verify_task")
+        observation.reward = float(reward) if scored and reward else 0.0
         return observation
 
     def _request(

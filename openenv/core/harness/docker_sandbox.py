@@ -74,13 +74,16 @@ class DockerTaskSandbox:
 
     kind = "docker"
 
-    def __init__(self, task: HarborTask, harness: Harness) -> None:
-        """``harness`` as a container runs it (:meth:`Harness.in_container`)."""
+    def __init__(self, task: HarborTask, harness: Harness, network: str = "host") -> None:
+        """``harness`` as a container runs it (:meth:`Harness.in_container`); ``network``:
+        the container's (``host``: the harness reaches the capture proxy on loopback;
+        ``none``: a sandbox whose commands need no model, a workspace's)."""
         problem = docker_problem()
         if problem:
             raise SandboxError(f"docker sandbox: {problem}")
         self.task = task
         self.harness = harness
+        self.network = network
         self.name = f"openenv-harbor-{secrets.token_hex(6)}"
         self.started = False
         self.files: str | None = None  # the folder of the harness's generated files
@@ -108,7 +111,8 @@ class DockerTaskSandbox:
         """Start the container (its image holds the task's files: the Dockerfile copied them)
         and check that the harness can start in it."""
         env = self.task.config.get("environment", {})
-        args = ["run", "-d", "--name", self.name, "--network", "host", "--label", "openenv.harbor"]
+        args = ["run", "-d", "--name", self.name, "--network", self.network]
+        args += ["--label", "openenv.harbor"]
         args += ["--memory", f"{int(env.get('memory_mb', 2048))}m"]
         args += ["--cpus", str(env.get("cpus", 1)), "--pids-limit", "512"]
         for source, target in self.harness.mounts().items():
