@@ -211,11 +211,7 @@ class HarborEnvironment(MCPEnvironment):
             task_index: The task's index in the split.
             sandbox: Where its commands run: process or docker.
         """
-        if not split:
-            names = [s["name"] for s in self.service.splits()]
-            if not names:
-                raise InvalidAction("this server serves no splits")
-            split = names[0]
+        split = self._split(split)
         self._close_workspace()
         try:
             workspace = self.service.open_workspace(split, task_index, sandbox)
@@ -267,6 +263,15 @@ class HarborEnvironment(MCPEnvironment):
                 if self._workspace is workspace:
                     self._workspace = None
 
+    def _split(self, split: str) -> str:
+        """``split``, or the server's first when none is given."""
+        if split:
+            return split
+        names = [s["name"] for s in self.service.splits()]
+        if not names:
+            raise InvalidAction("this server serves no splits")
+        return str(names[0])
+
     def _open_workspace(self) -> Workspace:
         workspace = self._workspace
         if workspace is None or workspace.closed:
@@ -317,11 +322,7 @@ class HarborEnvironment(MCPEnvironment):
         api_key: str,
         timeout_s: float,
     ) -> RunRequest:
-        splits = [s["name"] for s in self.service.splits()]
-        if not split:
-            if not splits:
-                raise InvalidAction("this server serves no splits")
-            split = splits[0]
+        split = self._split(split)
         if sandbox not in SANDBOXES:
             raise InvalidAction(
                 f"sandbox {sandbox!r} is not available on this server; its sandboxes: "
