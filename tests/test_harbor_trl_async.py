@@ -202,10 +202,12 @@ def test_the_factory_got_trls_policy_and_the_seed_chose_the_task(
 
 @pytest.fixture(scope="module")
 def slow_server() -> Iterator[str]:
-    """An engine whose agent runs a command that outlasts any agent timeout ([TRAIN])."""
+    """An engine whose agent runs commands that outlast any agent timeout ([TRAIN])."""
     with contextlib.ExitStack() as stack:
         engine = stack.enter_context(
-            serve_in_thread(create_engine_app(Engine(script=bash_policy(["sleep 600"]))))
+            # mini-swe-agent stops a command at 30 s of its own: five of them outlast any
+            # agent timeout here, whenever the agent got going
+            serve_in_thread(create_engine_app(Engine(script=bash_policy(["sleep 600"] * 5))))
         )
         endpoint = open_endpoint("server", f"{engine}/v1")  # probed: the engine is [TRAIN]
         service = HarborService({SPLIT: TASKS}, Endpoints(endpoint))
