@@ -30,8 +30,7 @@ from openenv.core.harness.tool_loop import MAX_TOOL_TEXT, tool_text
 from openenv.core.llm_client import LLMResponse, ToolCall
 from openenv.harbor import Endpoints, HarborService, ServiceError
 from openenv.harbor.app import create_harbor_app
-from openenv.harbor.service import WORKSPACE_GRACE_S
-from openenv.harbor.workspace import MAX_COMMAND_CHARS, WorkspaceError
+from openenv.harbor.workspace import GRACE_S, MAX_COMMAND_CHARS, WorkspaceError
 
 try:
     from harbor_env import HarborTaskSessionFactory
@@ -90,8 +89,7 @@ def freed(service: HarborService) -> None:
     server hears it leave)."""
     waited = threading.Event()
     for _ in range(1200):
-        if service._workspace_slots.acquire(blocking=False):
-            service._workspace_slots.release()
+        if service.workspaces.free():
             return
         waited.wait(0.05)
     raise AssertionError("the server never freed the task sandbox")
@@ -208,7 +206,7 @@ def test_a_workspace_left_past_its_time_is_closed_to_make_room() -> None:
         left = service.open_workspace(SPLIT, HELLO)
         with pytest.raises(ServiceError, match="1 task workspaces are open"):
             service.open_workspace(SPLIT, HELLO)  # still within its time: kept
-        left.deadline = time.monotonic() - WORKSPACE_GRACE_S - 1  # its owner went quiet
+        left.deadline = time.monotonic() - GRACE_S - 1  # its owner went quiet
         taken = service.open_workspace(SPLIT, HELLO)
         assert left.closed and not taken.closed
         with pytest.raises(WorkspaceError, match="closed"):

@@ -42,10 +42,9 @@ from openenv.harbor.runs import (
     asked_model,
     check_hf,
 )
-from openenv.harbor.workspace import Workspace, WorkspaceError
+from openenv.harbor.workspace import Workspace, WorkspaceError, Workspaces
 
 MAX_FILE_VIEW_BYTES = 256 * 1024
-WORKSPACE_GRACE_S = 600.0  # a task workspace past its agent time, kept this long for verify
 # task.toml fields that hold the answer: never shown before a run
 ANSWER_FIELDS = frozenset(
     {"gold_answer", "answer", "answers", "solution", "expected", "expected_output", "reference"}
@@ -75,9 +74,7 @@ class HarborService:
         self._done: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max_running, thread_name_prefix="harbor-run")
-        self.max_workspaces = max_workspaces
-        self._workspace_slots = threading.BoundedSemaphore(max_workspaces)
-        self._workspaces: list[Workspace] = []
+        self.workspaces = Workspaces(max_workspaces)
 
     # -- tasks -------------------------------------------------------------------------------
 
@@ -229,34 +226,13 @@ class HarborService:
         return queued
 
     def open_workspace(self, split: str, index: int, sandbox: str = "process") -> Workspace:
-        """A task's sandbox for a caller that runs the loop itself (:mod:`.workspace`); at most
-        ``max_workspaces`` open at once on this server (ServiceError past it); one left open
-        past its task's time and :data:`WORKSPACE_GRACE_S` more is closed to make room."""
+        """A task's sandbox for a caller that runs the loop itself (:mod:`.workspace`), within
+        the server's bound on them (ServiceError past it, or when its sandbox fails)."""
         task = self.task(split, index)
-        if not self._workspace_slot():
-            raise ServiceError(
-                f"{self.max_workspaces} task workspaces are open on this server: one frees when "
-                "its session verifies its task or leaves"
-            )
         try:
-            workspace = Workspace(task, sandbox, on_close=self._workspace_slots.release)
-        except WorkspaceError as exc:  # its slot was given back when it closed
+            return self.workspaces.open(task, sandbox)
+        except WorkspaceError as exc:
             raise ServiceError(str(exc)) from None
-        with self._lock:
-            self._workspaces.append(workspace)
-        return workspace
-
-    def _workspace_slot(self) -> bool:
-        """Take a workspace slot, closing workspaces left past their time when none is free."""
-        if self._workspace_slots.acquire(blocking=False):
-            return True
-        with self._lock:
-            self._workspaces = [w for w in self._workspaces if not w.closed]
-            stale = time.monotonic() - WORKSPACE_GRACE_S
-            expired = [w for w in self._workspaces if w.deadline < stale]
-        for workspace in expired:
-            workspace.close()  # gives its slot back
-        return self._workspace_slots.acquire(blocking=False)
 
     def runs(self, status: str | None = None, viewer: str | None = None) -> list[RunRecord]:
         """The kept runs ``viewer`` may see, newest first (of one status when given)."""
@@ -306,10 +282,7 @@ class HarborService:
         endpoints."""
         for event in list(self._cancel.values()):
             event.set()
-        with self._lock:
-            workspaces, self._workspaces = list(self._workspaces), []
-        for workspace in workspaces:
-            workspace.close()
+        self.workspaces.close()
         self._pool.shutdown(wait=True, cancel_futures=False)
         self.endpoints.close()
 

@@ -11,8 +11,9 @@ The sandbox is the task's as a rollout gets it (``process``: our own, no network
 ``docker``: the task's image, ``--network none``), the tests copied in only at ``verify``.
 Bounds: a command is at most :data:`MAX_COMMAND_CHARS` characters and runs at most
 :data:`MAX_COMMAND_S` seconds, its output cut to the sandbox's log tail; at most
-:data:`MAX_COMMANDS` commands, all within the task's own agent time; the server holds at most
-``HarborService.max_workspaces`` workspaces at once (one per session).
+:data:`MAX_COMMANDS` commands, all within the task's own agent time; a server holds at most
+:attr:`Workspaces.limit` workspaces at once (one per session), and one left open past its
+task's time and :data:`GRACE_S` more is closed to make room.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from openenv.core.harness.tasks import HarborTask
 MAX_COMMAND_CHARS = 64 * 1024
 MAX_COMMAND_S = 600.0
 MAX_COMMANDS = 500
+GRACE_S = 600.0  # a workspace past its agent time, kept this long for verify
 
 
 class WorkspaceError(ValueError):
@@ -151,3 +153,52 @@ class Workspace:
             finally:
                 if self._on_close is not None:
                     self._on_close()
+
+
+class Workspaces:
+    """A server's open workspaces: at most ``limit`` at once."""
+
+    def __init__(self, limit: int = 4) -> None:
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+        self._open: list[Workspace] = []
+        self._lock = threading.Lock()
+
+    def open(self, task: HarborTask, sandbox: str = "process") -> Workspace:
+        """Start ``task``'s workspace; :class:`WorkspaceError` when ``limit`` are open (or its
+        sandbox did not start)."""
+        if not self._slot():
+            raise WorkspaceError(
+                f"{self.limit} task workspaces are open on this server: one frees when its "
+                "session verifies its task or leaves"
+            )
+        workspace = Workspace(task, sandbox, on_close=self._slots.release)  # frees it on error
+        with self._lock:
+            self._open.append(workspace)
+        return workspace
+
+    def free(self) -> bool:
+        """Whether a workspace could be opened now (nothing is taken)."""
+        if not self._slots.acquire(blocking=False):
+            return False
+        self._slots.release()
+        return True
+
+    def close(self) -> None:
+        """Close every open workspace."""
+        with self._lock:
+            left, self._open = list(self._open), []
+        for workspace in left:
+            workspace.close()
+
+    def _slot(self) -> bool:
+        """Take a slot, closing workspaces left past their time when none is free."""
+        if self._slots.acquire(blocking=False):
+            return True
+        with self._lock:
+            self._open = [w for w in self._open if not w.closed]
+            stale = time.monotonic() - GRACE_S
+            expired = [w for w in self._open if w.deadline < stale]
+        for workspace in expired:
+            workspace.close()  # gives its slot back
+        return self._slots.acquire(blocking=False)
