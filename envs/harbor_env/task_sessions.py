@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harbor_env.client import HarborEnv
-from harbor_env.sessions import HTTP_WAIT_S, HarborSessionError, HarborTaskDraw
+from harbor_env.session_base import HTTP_WAIT_S, HarborSessionError, HarborTaskDraw
 from openenv.core.errors import ToolCallError
 from openenv.core.harness import Message, ResourceSession, ToolResult, VerifyResult
 from openenv.core.mcp import Tool
